@@ -1,0 +1,124 @@
+// Package cli wires llmbench's subcommands. It holds flags, help texts and the
+// mapping from flags to the core packages' plain config structs; it holds no
+// measurement logic. Commands write only to the writers they are given.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Env is what a command may touch of the outside world.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable; tests replace it.
+	Getenv func(string) string
+	// Version is the build's version string.
+	Version string
+}
+
+// UsageError marks an error caused by bad input (flags, files, values). Main
+// prints it on one line and exits with code 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// usageErrorf returns a *UsageError with a formatted message.
+func usageErrorf(format string, a ...any) error {
+	return &UsageError{Err: fmt.Errorf(format, a...)}
+}
+
+// ExitError carries a specific exit code for a command that ran but must
+// report failure (for example a crossed --fail-if bound). Its message, if
+// any, is printed on one line.
+type ExitError struct {
+	Code int
+	Msg  string
+}
+
+func (e *ExitError) Error() string { return e.Msg }
+
+// normalizeFlag lets users type vLLM's underscore spellings
+// (--max_concurrency) for our kebab-case flags.
+func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
+}
+
+// NewRootCmd builds the llmbench command tree.
+func NewRootCmd(env *Env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "llmbench",
+		Short: "Benchmark LLM serving endpoints the way vllm bench serve does",
+		Long: `llmbench measures how fast an LLM serving endpoint streams tokens:
+TTFT, TPOT, ITL, E2EL, throughput and goodput, with the definitions, flag
+names, result table and JSON keys of "vllm bench serve".
+
+Start with "llmbench demo", which runs a benchmark against the built-in
+simulator on this machine.`,
+		Version:       env.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.SetGlobalNormalizationFunc(normalizeFlag)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &UsageError{Err: err}
+	})
+	root.AddCommand(
+	// Subcommands register here, one constructor each.
+	)
+	return root
+}
+
+// Main runs llmbench with args and returns the process exit code: 0 on
+// success, 2 for bad input, 1 for any other failure.
+func Main(ctx context.Context, version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv, Version: version}
+	root := NewRootCmd(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var exit *ExitError
+	if errors.As(err, &exit) {
+		if exit.Msg != "" {
+			fmt.Fprintln(stderr, "llmbench:", exit.Msg)
+		}
+		return exit.Code
+	}
+	fmt.Fprintln(stderr, "llmbench:", oneLine(err.Error()))
+	var usage *UsageError
+	if errors.As(err, &usage) || isCobraUsageError(err) {
+		return 2
+	}
+	return 1
+}
+
+// isCobraUsageError recognises cobra's own argument errors, which it does not
+// route through the flag error func.
+func isCobraUsageError(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "unknown command") ||
+		strings.HasPrefix(msg, "accepts ") ||
+		strings.HasPrefix(msg, "requires at least") ||
+		strings.HasPrefix(msg, "requires at most") ||
+		strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "unknown shorthand flag")
+}
+
+// oneLine folds a multi-line error into one line so a shell user sees it whole.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}

@@ -1,0 +1,143 @@
+// Package record defines the per-request Record that every later stage reads
+// (metrics, merge, compare, reports), and its JSON-lines codec.
+//
+// A Record holds what vLLM's request function returns (RequestFuncOutput),
+// with the same units — seconds as float64 on a monotonic clock with an
+// arbitrary origin — so that metrics computed from records reproduce
+// vllm bench serve's arithmetic bit for bit. Our additions (intended send
+// time, queue time, error class, token-count source, finish reason, worker)
+// sit beside those fields and never change vLLM's figures.
+//
+// This package does no I/O beyond the codec and holds no measurement logic.
+package record
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Sources of a record's output token count, as reported in results.
+const (
+	// SourceServerUsage: the server's usage frame (usage.completion_tokens).
+	SourceServerUsage = "server-usage"
+	// SourceTokenizer: generated_text counted with the client's tokenizer.
+	SourceTokenizer = "tokenizer"
+	// SourceFallback1: no usage and no tokenizer; vLLM's last-resort value 1.
+	SourceFallback1 = "fallback-1"
+)
+
+// Error classes a failed request is filed under. Backends may add their own
+// (for example SageMaker's ThrottlingException or ModelStreamError:<code>);
+// these are the transport-independent ones.
+const (
+	ErrHTTP4xx         = "http_4xx"
+	ErrHTTP429         = "http_429"
+	ErrHTTP5xx         = "http_5xx"
+	ErrTimeout         = "timeout"
+	ErrConnection      = "connection"
+	ErrStreamTruncated = "stream_truncated"
+	ErrMalformedStream = "malformed_stream"
+	ErrNoContent       = "no_content"
+	ErrCanceled        = "canceled"
+	ErrOther           = "other"
+)
+
+// Record is one request's outcome. Times are seconds on one monotonic clock
+// per run (origin arbitrary, usually the run's start); durations are seconds.
+type Record struct {
+	// Index is the request's position in dispatch order (the dataset index).
+	Index int `json:"index"`
+
+	// Success is true when the request counted as successful (vLLM rules:
+	// HTTP 200, at least one token chunk, the stream ended properly).
+	Success bool `json:"success"`
+	// PromptLen is the prompt's token count: the dataset's count, replaced by
+	// the server's usage.prompt_tokens when the usage frame carried it.
+	PromptLen int `json:"prompt_len"`
+	// OutputTokens is usage.completion_tokens from the server's usage frame;
+	// nil when no usage frame arrived (vLLM's null).
+	OutputTokens *int `json:"output_tokens"`
+	// ExpectedOutputLen is the requested max_tokens (informational).
+	ExpectedOutputLen int `json:"expected_output_len"`
+	// TTFT is start to the first chunk with non-empty choices, in seconds;
+	// 0 when no such chunk arrived.
+	TTFT float64 `json:"ttft"`
+	// ITL holds the gaps between consecutive token chunks, in seconds
+	// (chunks, not tokens: len(ITL) = token chunks - 1).
+	ITL []float64 `json:"itl"`
+	// Latency is start to the last token chunk, in seconds; 0 for failures.
+	Latency float64 `json:"latency"`
+	// StartTime is when the request was sent (after any concurrency wait),
+	// in seconds on the run's clock.
+	StartTime float64 `json:"start_time"`
+	// GeneratedText is the concatenated text of the token chunks.
+	GeneratedText string `json:"generated_text"`
+	// Error is "" on success, else a human-readable error message.
+	Error string `json:"error"`
+
+	// IntendedTime is when the schedule meant the request to start, on the
+	// same clock as StartTime; nil when unknown (e.g. conformance input).
+	IntendedTime *float64 `json:"intended_time,omitempty"`
+	// QueueTime is how long the request waited client-side for a
+	// concurrency slot (vLLM's client_queue_time), in seconds.
+	QueueTime float64 `json:"queue_time,omitempty"`
+	// OutputTokensSource says where the output token count came from
+	// (SourceServerUsage, SourceTokenizer, SourceFallback1); "" = not yet
+	// resolved (metrics resolves it the way vLLM does).
+	OutputTokensSource string `json:"output_tokens_source,omitempty"`
+	// FinishReason is the server's finish_reason ("length", "stop", ...);
+	// "" when none arrived.
+	FinishReason string `json:"finish_reason,omitempty"`
+	// UsageSeen is true when a usage frame arrived.
+	UsageSeen bool `json:"usage_seen,omitempty"`
+	// ErrorClass files a failure under one of the Err* classes (or a
+	// backend-specific one); "" on success.
+	ErrorClass string `json:"error_class,omitempty"`
+	// HTTPStatus is the response status code; 0 when no response arrived.
+	HTTPStatus int `json:"http_status,omitempty"`
+	// Worker identifies the process that sent the request in a distributed
+	// run; 0 for a single-process run.
+	Worker int `json:"worker,omitempty"`
+}
+
+// Validate reports the first thing that makes r unusable for metrics: a
+// negative or non-finite time, or a negative token count.
+func (r *Record) Validate() error {
+	check := func(name string, v float64) error {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%s is not a finite number", name)
+		}
+		if v < 0 {
+			return fmt.Errorf("%s is negative (%v)", name, v)
+		}
+		return nil
+	}
+	if err := check("ttft", r.TTFT); err != nil {
+		return err
+	}
+	if err := check("latency", r.Latency); err != nil {
+		return err
+	}
+	if math.IsNaN(r.StartTime) || math.IsInf(r.StartTime, 0) {
+		return errors.New("start_time is not a finite number")
+	}
+	if err := check("queue_time", r.QueueTime); err != nil {
+		return err
+	}
+	for i, v := range r.ITL {
+		if err := check(fmt.Sprintf("itl[%d]", i), v); err != nil {
+			return err
+		}
+	}
+	if r.PromptLen < 0 {
+		return fmt.Errorf("prompt_len is negative (%d)", r.PromptLen)
+	}
+	if r.OutputTokens != nil && *r.OutputTokens < 0 {
+		return fmt.Errorf("output_tokens is negative (%d)", *r.OutputTokens)
+	}
+	return nil
+}
+
+// EndTime is StartTime + Latency: when the last token chunk arrived.
+func (r *Record) EndTime() float64 { return r.StartTime + r.Latency }
