@@ -86,7 +86,7 @@ simulator on this machine.`,
 func Main(ctx context.Context, version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv, Version: version}
 	root := NewRootCmd(env)
-	root.SetArgs(args)
+	root.SetArgs(expandNargs(args))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
