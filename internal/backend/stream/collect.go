@@ -1,0 +1,159 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// NoContentMessage is vLLM's error text for a stream that ended without a
+// token chunk (its two sentences really are joined without a space).
+const NoContentMessage = "Never received a valid chunk to calculate TTFT.This response will be marked as failed!"
+
+// Collector applies a stream's events to a backend.Response with vLLM's
+// rules (spec §4): each token chunk appends its arrival time to ChunkTimes
+// and its text to Text, and updates FinishReason; usage is taken only from
+// a message without non-empty choices. Finish decides success.
+//
+// Usage: set Resp (and Parser's Framing/Mode), call Feed for every read with
+// the time the read returned, then Finish at a clean end of stream or Fail
+// on a transport error. Collector is not safe for concurrent use; it may be
+// reused for another request after Reset.
+type Collector struct {
+	// Parser parses the bytes; configure Framing and Decoder.Mode before
+	// the first Feed.
+	Parser Parser
+	// Resp receives the results; it must be set before the first Feed.
+	Resp *backend.Response
+
+	text      []byte
+	done      bool   // "[DONE]" seen
+	usageSeen bool   // a usage frame seen
+	errMsg    string // last in-stream error message
+	onEvent   func(*Event) error
+}
+
+// Reset prepares c for another request writing into resp.
+func (c *Collector) Reset(resp *backend.Response) {
+	c.Parser.Reset()
+	c.Resp = resp
+	c.text = c.text[:0]
+	c.done, c.usageSeen, c.errMsg = false, false, ""
+}
+
+// Feed parses b, which arrived at now. A non-nil error means the stream is
+// malformed; the Collector has already recorded it in Resp (class
+// record.ErrMalformedStream), so the caller only stops reading.
+func (c *Collector) Feed(b []byte, now time.Time) error {
+	if c.onEvent == nil {
+		c.onEvent = c.event
+	}
+	if err := c.Parser.Feed(b, now, c.onEvent); err != nil {
+		c.Fail(record.ErrMalformedStream, err)
+		return err
+	}
+	return nil
+}
+
+// Tokens is the number of token chunks seen so far.
+func (c *Collector) Tokens() int { return len(c.Resp.ChunkTimes) }
+
+// Done reports whether "[DONE]" was seen.
+func (c *Collector) Done() bool { return c.done }
+
+func (c *Collector) event(e *Event) error {
+	r := c.Resp
+	switch e.Kind {
+	case KindToken:
+		r.ChunkTimes = append(r.ChunkTimes, e.Time)
+		c.text = append(c.text, e.Msg.Text...)
+		if e.Msg.FinishReason != "" {
+			r.FinishReason = e.Msg.FinishReason
+		}
+	case KindUsage:
+		c.usageSeen = true
+		r.CompletionTokens = nil
+		if v := e.Msg.CompletionTokens; v >= 0 {
+			r.CompletionTokens = &v
+		}
+		if v := e.Msg.PromptTokens; v >= 0 {
+			r.PromptTokens = &v
+		}
+	case KindDone:
+		c.done = true
+	case KindIgnored:
+		if e.Msg != nil && e.Msg.ErrorMessage != "" {
+			c.errMsg = e.Msg.ErrorMessage
+		}
+	}
+	return nil
+}
+
+// Finish is called when the stream ended cleanly (EOF) at now. It handles
+// a final line without newline, stores Text, and decides the outcome:
+//
+//   - no token chunk at all: record.ErrNoContent with vLLM's message (or
+//     the server's in-stream error message when it sent one);
+//   - no proper end — neither "[DONE]" nor a usage frame (with
+//     FramingJSONLines also a finish_reason counts): record.ErrStreamTruncated;
+//   - otherwise success (Resp.Err nil).
+//
+// It returns Resp.Err.
+func (c *Collector) Finish(now time.Time) error {
+	r := c.Resp
+	if r.Err != nil {
+		c.storeText()
+		return r.Err
+	}
+	if c.onEvent == nil {
+		c.onEvent = c.event
+	}
+	if err := c.Parser.Flush(now, c.onEvent); err != nil {
+		class := record.ErrMalformedStream
+		if errors.Is(err, ErrTruncated) {
+			class = record.ErrStreamTruncated
+		}
+		c.Fail(class, err)
+		return r.Err
+	}
+	c.storeText()
+	n := len(r.ChunkTimes)
+	proper := c.done || c.usageSeen ||
+		(c.Parser.Framing == FramingJSONLines && r.FinishReason != "")
+	switch {
+	case n == 0 && proper:
+		msg := NoContentMessage
+		if c.errMsg != "" {
+			msg += " Server error in stream: " + c.errMsg
+		}
+		r.Err, r.ErrClass = errors.New(msg), record.ErrNoContent
+	case !proper:
+		msg := fmt.Sprintf("stream ended after %d token chunks without [DONE] or a usage frame", n)
+		if c.errMsg != "" {
+			msg += "; server error in stream: " + c.errMsg
+		}
+		r.Err, r.ErrClass = errors.New(msg), record.ErrStreamTruncated
+	}
+	return r.Err
+}
+
+// Fail records a transport or parse failure (class is a record.Err*
+// constant) unless one is already recorded, and stores the text received so
+// far. Chunk times already recorded are kept (vLLM keeps ttft/itl of a
+// failed request).
+func (c *Collector) Fail(class string, err error) {
+	r := c.Resp
+	if r.Err == nil {
+		r.Err, r.ErrClass = err, class
+	}
+	c.storeText()
+}
+
+func (c *Collector) storeText() {
+	if len(c.text) > 0 && len(c.Resp.Text) != len(c.text) {
+		c.Resp.Text = string(c.text)
+	}
+}

@@ -1,0 +1,253 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+)
+
+// refMessage is what the reference decoder (encoding/json into generic
+// values) says about a message; it defines the Decoder's expected output.
+type refMessage struct {
+	Choices                        int
+	Text                           string
+	FinishReason                   string
+	Usage                          bool
+	PromptTokens, CompletionTokens int
+	ErrorMessage                   string
+}
+
+// refDecode decodes b with encoding/json and applies the Decoder's
+// documented rules. It is the oracle for tests and the fuzz target.
+func refDecode(b []byte, mode Mode) (refMessage, error) {
+	m := refMessage{PromptTokens: -1, CompletionTokens: -1}
+	if !json.Valid(b) {
+		return m, errors.New("invalid JSON")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var top map[string]any
+	if err := dec.Decode(&top); err != nil {
+		return m, err
+	}
+	if top == nil {
+		return m, errors.New("not an object")
+	}
+	var text, content *string
+	switch c := top["choices"].(type) {
+	case nil:
+	case []any:
+		m.Choices = len(c)
+		if len(c) > 0 {
+			c0, ok := c[0].(map[string]any)
+			if !ok {
+				return m, errors.New("choices[0] not an object")
+			}
+			switch v := c0["text"].(type) {
+			case nil:
+			case string:
+				text = &v
+			default:
+				return m, errors.New("text type")
+			}
+			switch v := c0["finish_reason"].(type) {
+			case nil:
+			case string:
+				m.FinishReason = v
+			default:
+				return m, errors.New("finish_reason type")
+			}
+			switch d := c0["delta"].(type) {
+			case nil:
+			case map[string]any:
+				switch v := d["content"].(type) {
+				case nil:
+				case string:
+					content = &v
+				default:
+					return m, errors.New("content type")
+				}
+			default:
+				return m, errors.New("delta type")
+			}
+		}
+	default:
+		return m, errors.New("choices type")
+	}
+	switch u := top["usage"].(type) {
+	case nil:
+	case map[string]any:
+		m.Usage = len(u) > 0
+		for _, k := range []string{"prompt_tokens", "completion_tokens"} {
+			v := -1
+			switch n := u[k].(type) {
+			case nil:
+			case json.Number:
+				f, err := n.Float64()
+				if err != nil || f < 0 || f != math.Trunc(f) || f > math.MaxInt32 {
+					return m, fmt.Errorf("%s out of range", k)
+				}
+				v = int(f)
+			default:
+				return m, fmt.Errorf("%s type", k)
+			}
+			if k == "prompt_tokens" {
+				m.PromptTokens = v
+			} else {
+				m.CompletionTokens = v
+			}
+		}
+	default:
+		return m, errors.New("usage type")
+	}
+	switch e := top["error"].(type) {
+	case string:
+		m.ErrorMessage = e
+	case map[string]any:
+		if s, ok := e["message"].(string); ok {
+			m.ErrorMessage = s
+		}
+	}
+	if o, _ := top["object"].(string); o == "error" && m.ErrorMessage == "" {
+		m.ErrorMessage, _ = top["message"].(string)
+		if m.ErrorMessage == "" {
+			m.ErrorMessage = "error object without a message"
+		}
+	}
+	switch {
+	case mode == ModeCompletions || (mode == ModeAuto && text != nil):
+		if text != nil {
+			m.Text = *text
+		}
+	case mode == ModeChat || content != nil:
+		if content != nil {
+			m.Text = *content
+		}
+	}
+	return m, nil
+}
+
+func toRef(m *Message) refMessage {
+	return refMessage{m.Choices, string(m.Text), m.FinishReason, m.Usage, m.PromptTokens, m.CompletionTokens, m.ErrorMessage}
+}
+
+func TestDecoder(t *testing.T) {
+	t.Parallel()
+	none := -1
+	tests := []struct {
+		why  string
+		mode Mode
+		in   string
+		want refMessage // ignored when wantErr
+		err  bool
+	}{
+		{"completions chunk", ModeCompletions,
+			`{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" world","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}`,
+			refMessage{Choices: 1, Text: " world", PromptTokens: none, CompletionTokens: none}, false},
+		{"chat role chunk is a token chunk with empty text", ModeChat,
+			`{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"logprobs":null,"finish_reason":null}]}`,
+			refMessage{Choices: 1, PromptTokens: none, CompletionTokens: none}, false},
+		{"chat finish chunk", ModeChat,
+			`{"choices":[{"index":0,"delta":{"content":"!"},"finish_reason":"length","stop_reason":null}]}`,
+			refMessage{Choices: 1, Text: "!", FinishReason: "length", PromptTokens: none, CompletionTokens: none}, false},
+		{"reasoning is not text but the chunk counts", ModeChat,
+			`{"choices":[{"delta":{"reasoning_content":"hmm","content":null}}]}`,
+			refMessage{Choices: 1, PromptTokens: none, CompletionTokens: none}, false},
+		{"usage chunk", ModeChat,
+			`{"id":"c","choices":[],"usage":{"prompt_tokens":12,"total_tokens":140,"completion_tokens":128,"prompt_tokens_details":null}}`,
+			refMessage{Usage: true, PromptTokens: 12, CompletionTokens: 128}, false},
+		{"usage with null completion_tokens", ModeAuto,
+			`{"usage":{"prompt_tokens":3,"completion_tokens":null}}`,
+			refMessage{Usage: true, PromptTokens: 3, CompletionTokens: none}, false},
+		{"empty usage object is falsy", ModeAuto, `{"choices":[],"usage":{}}`,
+			refMessage{PromptTokens: none, CompletionTokens: none}, false},
+		{"usage float token count that is integral", ModeAuto, `{"usage":{"completion_tokens":1.2e1}}`,
+			refMessage{Usage: true, PromptTokens: none, CompletionTokens: 12}, false},
+		{"escapes, surrogate pairs, nested objects in skipped values", ModeCompletions,
+			`{"x":{"a":[1,{"b":"}]\"{["}],"c":-1.5e-3},"choices":[{"logprobs":{"tokens":["\"","}"]},"text":"a\"b\\c\/\n\u00e9\ud83d\ude80\ud800x"}]}`,
+			refMessage{Choices: 1, Text: "a\"b\\c/\né🚀\uFFFDx", PromptTokens: none, CompletionTokens: none}, false},
+		{"auto mode falls back to delta.content", ModeAuto, `{"choices":[{"delta":{"content":"hi"}}]}`,
+			refMessage{Choices: 1, Text: "hi", PromptTokens: none, CompletionTokens: none}, false},
+		{"auto mode prefers text", ModeAuto, `{"choices":[{"text":"t","delta":{"content":"c"}}]}`,
+			refMessage{Choices: 1, Text: "t", PromptTokens: none, CompletionTokens: none}, false},
+		{"two choices, text from the first", ModeCompletions, `{"choices":[{"text":"a"},{"text":"b"}]}`,
+			refMessage{Choices: 2, Text: "a", PromptTokens: none, CompletionTokens: none}, false},
+		{"error object mid-stream", ModeAuto, `{"object":"error","message":"boom","type":"BadRequestError","code":400}`,
+			refMessage{PromptTokens: none, CompletionTokens: none, ErrorMessage: "boom"}, false},
+		{"nested error", ModeAuto, `{"error":{"message":"overloaded","code":503}}`,
+			refMessage{PromptTokens: none, CompletionTokens: none, ErrorMessage: "overloaded"}, false},
+		{"escaped key still matches", ModeCompletions, `{"\u0063hoices":[{"te\u0078t":"k"}]}`,
+			refMessage{Choices: 1, Text: "k", PromptTokens: none, CompletionTokens: none}, false},
+		{"invalid UTF-8 becomes U+FFFD", ModeCompletions, "{\"choices\":[{\"text\":\"a\xffb\"}]}",
+			refMessage{Choices: 1, Text: "a\uFFFDb", PromptTokens: none, CompletionTokens: none}, false},
+		{"truncated JSON", ModeAuto, `{"choices":[{"text":"a"`, refMessage{}, true},
+		{"not an object", ModeAuto, `[1]`, refMessage{}, true},
+		{"trailing garbage", ModeAuto, `{} x`, refMessage{}, true},
+		{"unescaped control char", ModeAuto, "{\"a\":\"\x01\"}", refMessage{}, true},
+		{"bad escape", ModeAuto, `{"a":"\q"}`, refMessage{}, true},
+		{"leading zero", ModeAuto, `{"a":01}`, refMessage{}, true},
+		{"choices not a list", ModeAuto, `{"choices":{"text":"a"}}`, refMessage{}, true},
+		{"choices[0] not an object", ModeAuto, `{"choices":[1]}`, refMessage{}, true},
+		{"text not a string", ModeCompletions, `{"choices":[{"text":5}]}`, refMessage{}, true},
+		{"negative token count", ModeAuto, `{"usage":{"completion_tokens":-1}}`, refMessage{}, true},
+		{"fractional token count", ModeAuto, `{"usage":{"completion_tokens":1.5}}`, refMessage{}, true},
+		{"NaN is not JSON", ModeAuto, `{"a":NaN}`, refMessage{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.why, func(t *testing.T) {
+			t.Parallel()
+			d := Decoder{Mode: tt.mode}
+			got, err := d.Decode([]byte(tt.in))
+			ref, refErr := refDecode([]byte(tt.in), tt.mode)
+			if (refErr != nil) != tt.err {
+				t.Fatalf("reference decoder disagrees with the table: err=%v", refErr)
+			}
+			if tt.err {
+				if err == nil {
+					t.Fatalf("Decode(%s) = %+v, want an error", tt.in, toRef(got))
+				}
+				if !errors.Is(err, errSyntax) {
+					t.Fatalf("error %v does not wrap errSyntax", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode(%s): %v", tt.in, err)
+			}
+			if toRef(got) != tt.want || ref != tt.want {
+				t.Fatalf("Decode(%s)\n got %+v\n ref %+v\nwant %+v", tt.in, toRef(got), ref, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzDecoder checks the Decoder against encoding/json: same acceptance,
+// same fields.
+func FuzzDecoder(f *testing.F) {
+	for _, s := range []string{
+		`{"choices":[{"text":"a","finish_reason":"stop"}],"usage":null}`,
+		`{"choices":[{"delta":{"content":"\u00e9"}}]}`,
+		`{"choices":[],"usage":{"prompt_tokens":1,"completion_tokens":2}}`,
+		`{"object":"error","message":"x"}`,
+		`{"a":[1,2,{"b":null}],"c":true,"d":false,"e":-0.5E+3}`,
+		`{"choices":[{"text":"\ud83d\ude80"},1]}`,
+		`{"choices":null,"usage":{"completion_tokens":1e1}}`,
+	} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, mode uint8) {
+		m := Mode(mode % 3)
+		d := Decoder{Mode: m}
+		got, err := d.Decode(b)
+		ref, refErr := refDecode(b, m)
+		if (err != nil) != (refErr != nil) {
+			t.Fatalf("Decode(%q): err=%v, encoding/json err=%v", b, err, refErr)
+		}
+		if err == nil && toRef(got) != ref {
+			t.Fatalf("Decode(%q)\n got %+v\n ref %+v", b, toRef(got), ref)
+		}
+	})
+}

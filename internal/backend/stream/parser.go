@@ -1,0 +1,211 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Framing says how JSON messages are delimited in the byte stream.
+type Framing uint8
+
+const (
+	// FramingSSE (the zero value) is Server-Sent Events as vLLM's OpenAI
+	// server writes them: "data: {...}" lines separated by blank lines.
+	FramingSSE Framing = iota
+	// FramingJSONLines is one JSON message per line without a "data:"
+	// prefix (SageMaker LMI's application/jsonlines).
+	FramingJSONLines
+)
+
+// Kind is the kind of an Event.
+type Kind uint8
+
+const (
+	// KindIgnored is a message that is neither a token chunk nor a usage
+	// frame (empty choices and no usage, e.g. an error object).
+	KindIgnored Kind = iota
+	// KindToken is a message whose "choices" is a non-empty list, whether
+	// or not its text is empty: vLLM's token chunk.
+	KindToken
+	// KindUsage is a message without non-empty choices whose "usage" is a
+	// non-empty object.
+	KindUsage
+	// KindDone is the "[DONE]" end marker.
+	KindDone
+)
+
+// String names the kind.
+func (k Kind) String() string {
+	switch k {
+	case KindToken:
+		return "token"
+	case KindUsage:
+		return "usage"
+	case KindDone:
+		return "done"
+	}
+	return "ignored"
+}
+
+// Event is one message found in the stream. Slices are only valid during
+// the callback that receives the Event.
+type Event struct {
+	// Kind says what the message was.
+	Kind Kind
+	// Time is the time passed to the Feed (or Flush) call that completed
+	// the message: when the read that delivered its last byte returned.
+	Time time.Time
+	// Msg is the decoded JSON message; nil for KindDone.
+	Msg *Message
+}
+
+// ErrMalformed is wrapped by every error about bytes that are not a valid
+// stream of the chosen framing (record.ErrMalformedStream).
+var ErrMalformed = errors.New("malformed stream")
+
+// ErrTruncated is wrapped by Flush's error when the bytes left at the end of
+// the stream are an incomplete message (record.ErrStreamTruncated).
+var ErrTruncated = errors.New("stream ended inside a message")
+
+// Parser turns bytes into Events. SSE rules (FramingSSE):
+//
+//   - "data:" with or without one space after the colon; the rest of the
+//     line is one message. A message is reported when its line is complete,
+//     without waiting for the blank line (vLLM's client also takes a
+//     complete "data: <JSON>" at the end of a read as a message). Multi-line
+//     data fields are not supported, as in vLLM.
+//   - "[DONE]" is KindDone.
+//   - Blank lines, ":" comment/keep-alive lines and the event:, id:, retry:
+//     fields are skipped.
+//   - A line starting with "{" is taken as a JSON message too (vLLM strips
+//     an optional "data: " and parses the rest).
+//   - Anything else is malformed.
+//
+// With FramingJSONLines every non-blank line is a message ("[DONE]" and an
+// optional "data:" prefix are still accepted, so one parser serves both).
+//
+// Unlike vLLM's client, a ": ping" comment that ends a read does not glue
+// itself to the next message (see the spec, §4 item 4): we follow the SSE
+// standard rather than that quirk.
+//
+// The zero value parses SSE in ModeAuto. A Parser is not safe for
+// concurrent use.
+type Parser struct {
+	// Framing selects SSE (zero value) or JSON lines.
+	Framing Framing
+	// Decoder decodes the JSON messages; set Decoder.Mode to pick the text
+	// field.
+	Decoder Decoder
+	// Lines splits the bytes; its MaxLineBytes bounds a line.
+	Lines LineSplitter
+
+	ev  Event
+	fn  func(*Event) error
+	now time.Time
+}
+
+// Feed consumes p, which arrived at now, and calls fn for each message that
+// p completes, in order. The error, if any, wraps ErrMalformed (or is fn's
+// own error) and the stream should be abandoned.
+func (p *Parser) Feed(b []byte, now time.Time, fn func(*Event) error) error {
+	p.fn, p.now = fn, now
+	err := p.Lines.Feed(b, p.line)
+	p.fn = nil
+	return err
+}
+
+// Flush handles what is left after the last newline at the end of the
+// stream (a server may close without a final newline). A leftover that is
+// an incomplete message gives an error wrapping ErrTruncated.
+func (p *Parser) Flush(now time.Time, fn func(*Event) error) error {
+	p.fn, p.now = fn, now
+	err := p.Lines.Flush(p.line)
+	p.fn = nil
+	if err != nil && errors.Is(err, ErrMalformed) {
+		return fmt.Errorf("%w: %w", ErrTruncated, err)
+	}
+	return err
+}
+
+// Reset prepares the parser for another stream, keeping its buffers.
+func (p *Parser) Reset() { p.Lines.Reset() }
+
+var (
+	prefixData = []byte("data:")
+	tokenDone  = []byte("[DONE]")
+)
+
+// line handles one complete line.
+func (p *Parser) line(line []byte) error {
+	if len(line) == 0 {
+		return nil
+	}
+	payload := line
+	switch {
+	case bytes.HasPrefix(line, prefixData):
+		payload = line[len(prefixData):]
+		if len(payload) > 0 && payload[0] == ' ' {
+			payload = payload[1:]
+		}
+	case line[0] == ':':
+		return nil // comment / keep-alive
+	case line[0] == '{':
+		// a bare JSON message
+	case p.Framing == FramingJSONLines:
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+	default:
+		name := line
+		if i := bytes.IndexByte(line, ':'); i >= 0 {
+			name = line[:i]
+		}
+		switch string(name) {
+		case "event", "id", "retry":
+			return nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil
+		}
+		return fmt.Errorf("%w: unexpected line %s", ErrMalformed, quote(line))
+	}
+	return p.message(payload)
+}
+
+// message decodes one payload and reports it.
+func (p *Parser) message(payload []byte) error {
+	payload = bytes.TrimSpace(payload)
+	p.ev = Event{Time: p.now}
+	switch {
+	case len(payload) == 0:
+		return nil // "data:" with nothing: an empty SSE data field
+	case bytes.Equal(payload, tokenDone):
+		p.ev.Kind = KindDone
+	default:
+		m, err := p.Decoder.Decode(payload)
+		if err != nil {
+			return fmt.Errorf("%w: %w in %s", ErrMalformed, err, quote(payload))
+		}
+		p.ev.Msg = m
+		switch {
+		case m.Choices > 0:
+			p.ev.Kind = KindToken
+		case m.Usage:
+			p.ev.Kind = KindUsage
+		default:
+			p.ev.Kind = KindIgnored
+		}
+	}
+	return p.fn(&p.ev)
+}
+
+// quote shows at most 120 bytes of b for an error message.
+func quote(b []byte) string {
+	const max = 120
+	if len(b) > max {
+		return fmt.Sprintf("%q...", b[:max])
+	}
+	return fmt.Sprintf("%q", b)
+}
