@@ -99,6 +99,11 @@ type Record struct {
 	// Worker identifies the process that sent the request in a distributed
 	// run; 0 for a single-process run.
 	Worker int `json:"worker,omitempty"`
+	// TokenizerCount is the client tokenizer's count of GeneratedText when
+	// the output length had to come from it (OutputTokensSource ==
+	// SourceTokenizer); 0 = not counted. Kept so a saved file recomputes
+	// the same figures without loading the tokenizer again.
+	TokenizerCount int `json:"tokenizer_count,omitempty"`
 }
 
 // Validate reports the first thing that makes r unusable for metrics: a
@@ -135,6 +140,9 @@ func (r *Record) Validate() error {
 	}
 	if r.OutputTokens != nil && *r.OutputTokens < 0 {
 		return fmt.Errorf("output_tokens is negative (%d)", *r.OutputTokens)
+	}
+	if r.TokenizerCount < 0 {
+		return fmt.Errorf("tokenizer_count is negative (%d)", r.TokenizerCount)
 	}
 	return nil
 }

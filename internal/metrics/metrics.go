@@ -1,0 +1,506 @@
+// Package metrics computes a benchmark's figures from its per-request
+// records: a pure function of []record.Record plus Params, reproducing
+// vllm bench serve's calculate_metrics rules exactly (output-length
+// fallback, TPOT only for > 1 token, pooled ITL, population std, NumPy
+// linear percentiles and pairwise means, goodput, 1-second peak buckets),
+// plus llmbench's own figures kept apart (client queue time, latency from
+// the intended send time, dispatch lag, stream specifics).
+//
+// It does no I/O and no logging: problems worth telling the user travel in
+// Summary.Warnings. Formatting belongs to package report.
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// AllFailedWarning is vLLM's warning when no request succeeded.
+const AllFailedWarning = "All requests failed. This is likely due to a misconfiguration on the benchmark arguments."
+
+// maxBuckets bounds the 1-second buckets of the peak metrics (about 194
+// days of run time); a wider span means broken start times.
+const maxBuckets = 1 << 24
+
+// maxFailedErrors is how many failure messages vLLM lists before the table.
+const maxFailedErrors = 10
+
+// Summary is everything the reports print or save, in vLLM's units:
+// counts, seconds for Duration, requests or tokens per second for
+// throughputs, milliseconds in Stats.
+type Summary struct {
+	// Completed and Failed count successful and unsuccessful requests.
+	Completed, Failed int
+	// Duration is the benchmark duration in seconds (from Params).
+	Duration float64
+	// TotalInput sums prompt_len over successful requests; TotalOutput
+	// sums OutputLens (failed requests add 0).
+	TotalInput, TotalOutput int
+	// RequestThroughput = Completed / Duration.
+	RequestThroughput float64
+	// Good counts requests meeting every goodput SLO; RequestGoodput =
+	// Good / Duration, nil when no SLO was given.
+	Good           int
+	RequestGoodput *float64
+	// OutputThroughput = TotalOutput / Duration; TotalTokenThroughput =
+	// (TotalInput + TotalOutput) / Duration.
+	OutputThroughput, TotalTokenThroughput float64
+	// MaxOutputTokensPerS is the busiest 1-second bucket's token-chunk
+	// count; MaxConcurrentRequests the most requests touching one bucket.
+	MaxOutputTokensPerS   float64
+	MaxConcurrentRequests int
+	// RTFx is vLLM's inverse real-time factor; always 0 for text.
+	RTFx float64
+
+	// Percentiles are the reported percentiles, in the order given.
+	Percentiles []float64
+	// Metrics are the selected percentile metrics that apply, in vLLM's
+	// print and save order (ttft, tpot, itl only with a tokenizer).
+	Metrics []Stats
+	// NoTokenizer repeats Params.NoTokenizer for the reports.
+	NoTokenizer bool
+
+	// OutputLens is each record's output length (vLLM's output_lens,
+	// 0 for failed requests), in record order.
+	OutputLens []int
+	// OutputSources is where each record's output length came from
+	// (record.Source*; "" for failed requests), in record order.
+	OutputSources []string
+	// FailedErrors are the error texts of the first 10 failed requests,
+	// as vLLM lists them before the table.
+	FailedErrors []string
+
+	// Extra holds llmbench's own figures, kept apart from vLLM's.
+	Extra Extra
+	// Stream counts how successful streams ended and why requests failed.
+	Stream StreamSpecifics
+	// Warnings are things the user should know, one sentence each.
+	Warnings []string
+}
+
+// Extra are llmbench's figures that vLLM does not compute. Each is nil
+// when the records carry no data for it.
+type Extra struct {
+	// ClientQueue is the time successful requests waited client-side for
+	// a concurrency slot (record.QueueTime); nil without
+	// --max-concurrency and without queue times.
+	ClientQueue *Stats
+	// TTFTFromIntended and E2ELFromIntended measure TTFT and E2EL from
+	// the scheduled (intended) send time instead of the actual one, so
+	// they include client queueing and dispatch lag: what a user arriving
+	// on schedule experienced. Successful requests with an intended time.
+	TTFTFromIntended, E2ELFromIntended *Stats
+	// DispatchLag is sent - intended - queue time over all records with
+	// an intended time: how late the client itself sent requests, beyond
+	// any wait for a concurrency slot.
+	DispatchLag *Stats
+}
+
+// StreamSpecifics describe how the successful streams ended, where their
+// token counts came from, and how the failed requests failed.
+type StreamSpecifics struct {
+	// Truncated counts finish_reason "length" (hit max_tokens).
+	Truncated int
+	// StoppedEOS counts finish reasons stop, eos_token and stop_sequence.
+	StoppedEOS int
+	// FinishUnknown counts every other finish reason, including none.
+	FinishUnknown int
+	// WithoutUsage counts streams that carried no usage frame.
+	WithoutUsage int
+	// Sources counts output-length sources, in the order server-usage,
+	// tokenizer, fallback-1 (only those that occur).
+	Sources []Count
+	// Errors counts failed requests by record.ErrorClass ("unclassified"
+	// when empty), most frequent first, ties by name.
+	Errors []Count
+}
+
+// Count is a named count.
+type Count struct {
+	Name string
+	N    int
+}
+
+// Summarize computes the Summary of recs (in dispatch order) under p. It
+// validates p and every record and returns an error for unusable input;
+// it never modifies recs.
+func Summarize(recs []record.Record, p Params) (*Summary, error) {
+	if p.Percentiles == nil {
+		p.Percentiles = []float64{99}
+	}
+	if p.PercentileMetrics == nil {
+		p.PercentileMetrics = []string{TTFT, TPOT, ITL}
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	for i := range recs {
+		if err := recs[i].Validate(); err != nil {
+			return nil, fmt.Errorf("record %d (index %d): %w", i, recs[i].Index, err)
+		}
+	}
+	selected := make(map[string]bool, len(p.PercentileMetrics))
+	for _, m := range p.PercentileMetrics {
+		selected[m] = true
+	}
+
+	s := &Summary{
+		Duration:      p.Duration,
+		Percentiles:   slices.Clone(p.Percentiles),
+		NoTokenizer:   p.NoTokenizer,
+		OutputLens:    make([]int, len(recs)),
+		OutputSources: make([]string, len(recs)),
+	}
+
+	// One pass for counters and the per-request lists. Lists hold
+	// successful requests only, in dispatch order.
+	var ttfts, e2els, tpots, allTPOTs []float64
+	nITL := 0
+	uncounted := 0
+	for i := range recs {
+		r := &recs[i]
+		if !r.Success {
+			s.Failed++
+			if len(s.FailedErrors) < maxFailedErrors {
+				s.FailedErrors = append(s.FailedErrors, r.Error)
+			}
+			continue
+		}
+		n, src, guessed := outputLen(r, &p)
+		if guessed {
+			uncounted++
+		}
+		s.OutputLens[i], s.OutputSources[i] = n, src
+		s.Completed++
+		s.TotalInput += r.PromptLen
+		s.TotalOutput += n
+		tpot := 0.0
+		if n > 1 {
+			tpot = (r.Latency - r.TTFT) / float64(n-1)
+			tpots = append(tpots, tpot)
+		}
+		allTPOTs = append(allTPOTs, tpot)
+		ttfts = append(ttfts, r.TTFT)
+		e2els = append(e2els, r.Latency)
+		nITL += len(r.ITL)
+	}
+	if uncounted > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"%d successful request(s) had no usage count and no tokenizer was available to count their text; each counts as 1 output token (fallback-1)", uncounted))
+	}
+	if s.Completed == 0 {
+		s.Warnings = append(s.Warnings, AllFailedWarning)
+	}
+
+	d := p.Duration
+	s.RequestThroughput = float64(s.Completed) / d
+	s.OutputThroughput = float64(s.TotalOutput) / d
+	s.TotalTokenThroughput = float64(s.TotalInput+s.TotalOutput) / d
+
+	if len(p.Goodput) > 0 {
+		s.Good = countGood(p.Goodput, ttfts, allTPOTs, e2els)
+		g := float64(s.Good) / d
+		s.RequestGoodput = &g
+	}
+
+	var err error
+	s.MaxOutputTokensPerS, s.MaxConcurrentRequests, err = peaks(recs)
+	if err != nil {
+		return nil, err
+	}
+
+	// Percentile metrics in vLLM's order. The lists built above are owned
+	// here, so describe may reorder them.
+	pct := p.Percentiles
+	for _, m := range MetricOrder {
+		if !selected[m] {
+			continue
+		}
+		switch m {
+		case TTFT:
+			if !p.NoTokenizer {
+				s.Metrics = append(s.Metrics, describe(m, ttfts, pct))
+			}
+		case TPOT:
+			if !p.NoTokenizer {
+				s.Metrics = append(s.Metrics, describe(m, tpots, pct))
+			}
+		case ITL:
+			if !p.NoTokenizer {
+				s.Metrics = append(s.Metrics, describe(m, pooledITL(recs, nITL), pct))
+			}
+		case E2EL:
+			s.Metrics = append(s.Metrics, describe(m, e2els, pct))
+		case ClientQueueTime:
+			if p.MaxConcurrency <= 0 {
+				s.Warnings = append(s.Warnings, "percentile metric client_queue_time needs --max-concurrency; not reported")
+				continue
+			}
+			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.QueueTime }), pct))
+		case E2ELInclQueue:
+			if p.MaxConcurrency <= 0 || !p.RateFinite {
+				s.Warnings = append(s.Warnings, "percentile metric e2el_including_client_queue needs --max-concurrency and a finite --request-rate; not reported")
+				continue
+			}
+			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.Latency + r.QueueTime }), pct))
+		}
+	}
+
+	s.Extra = extras(recs, &p)
+	if lag := s.Extra.DispatchLag; lag != nil && len(lag.Percentiles) > 0 {
+		limit := p.LagWarning
+		if limit == 0 {
+			limit = DefaultLagWarning
+		}
+		if p99 := percentileOf(lag, s.Percentiles, 99); limit > 0 && p99 > limit*1000 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf(
+				"dispatch lag p99 is %.2f ms (over %.2f ms): the client sent requests later than scheduled, so the arrival process was not the one requested", p99, limit*1000))
+		}
+	}
+	s.Stream = streamSpecifics(recs, s.OutputSources)
+	return s, nil
+}
+
+// outputLen is vLLM's per-request output length: usage.completion_tokens
+// when non-zero, else the tokenizer's count of the text, else 1. guessed
+// reports a fallback-1 that a tokenizer would have replaced.
+func outputLen(r *record.Record, p *Params) (n int, src string, guessed bool) {
+	if r.OutputTokens != nil && *r.OutputTokens != 0 {
+		return *r.OutputTokens, record.SourceServerUsage, false
+	}
+	if p.NoTokenizer {
+		return 1, record.SourceFallback1, false
+	}
+	if r.OutputTokensSource == record.SourceTokenizer {
+		return r.TokenizerCount, record.SourceTokenizer, false
+	}
+	if p.Counter != nil {
+		return p.Counter.CountTokens(r.GeneratedText), record.SourceTokenizer, false
+	}
+	return 1, record.SourceFallback1, true
+}
+
+// countGood applies vLLM's goodput rule: a successful request is good when
+// every configured SLO (ms / 1000) is >= its value; equality is good.
+func countGood(slo map[string]float64, ttfts, allTPOTs, e2els []float64) int {
+	type check struct {
+		vals  []float64
+		limit float64
+	}
+	var checks []check
+	if v, ok := slo[TTFT]; ok {
+		checks = append(checks, check{ttfts, v / 1000})
+	}
+	if v, ok := slo[TPOT]; ok {
+		checks = append(checks, check{allTPOTs, v / 1000})
+	}
+	if v, ok := slo[E2EL]; ok {
+		checks = append(checks, check{e2els, v / 1000})
+	}
+	good := 0
+	for i := range ttfts {
+		ok := true
+		for _, c := range checks {
+			ok = ok && c.limit >= c.vals[i]
+		}
+		if ok {
+			good++
+		}
+	}
+	return good
+}
+
+// pooledITL concatenates the ITL lists of successful requests (one copy,
+// sized up front): vLLM's flat itls list, weighting long requests more.
+func pooledITL(recs []record.Record, n int) []float64 {
+	out := make([]float64, 0, n)
+	for i := range recs {
+		if recs[i].Success {
+			out = append(out, recs[i].ITL...)
+		}
+	}
+	return out
+}
+
+func successValues(recs []record.Record, f func(*record.Record) float64) []float64 {
+	var out []float64
+	for i := range recs {
+		if recs[i].Success {
+			out = append(out, f(&recs[i]))
+		}
+	}
+	return out
+}
+
+// peaks computes vLLM's peak output token throughput and peak concurrent
+// requests over successful requests, with 1-second buckets aligned to the
+// first start t0: B = int(ceil(t_end - t0)) + 1 buckets; each token chunk
+// at start+ttft, then + each itl in turn (float accumulation in order),
+// goes to bucket int(ts - t0); each request adds 1 to every bucket from
+// int(start - t0) to int((start + latency) - t0) inclusive. Example: two
+// requests [0, 0.175) and [0.5, 0.7) both touch bucket 0, so the peak
+// concurrency is 2.
+func peaks(recs []record.Record) (tokensPerS float64, concurrent int, err error) {
+	first := true
+	var t0, tEnd float64
+	for i := range recs {
+		r := &recs[i]
+		if !r.Success {
+			continue
+		}
+		end := r.StartTime + r.Latency
+		if first || r.StartTime < t0 {
+			t0 = r.StartTime
+		}
+		if first || end > tEnd {
+			tEnd = end
+		}
+		first = false
+	}
+	if first {
+		return 0, 0, nil
+	}
+	span := math.Ceil(tEnd - t0)
+	if !(span < maxBuckets) {
+		return 0, 0, fmt.Errorf("successful requests span %.0f s (start_time %v to end %v); peak metrics support at most %d s: are the start times on one clock?", tEnd-t0, t0, tEnd, maxBuckets)
+	}
+	nb := int(span) + 1
+	tokens := make([]int, nb)
+	// delta[s]++ and delta[e+1]-- then a prefix sum: the same counts as
+	// vLLM's per-second loop, in O(n + B).
+	delta := make([]int, nb+1)
+	fb := float64(nb)
+	for i := range recs {
+		r := &recs[i]
+		if !r.Success {
+			continue
+		}
+		ts := r.StartTime + r.TTFT
+		if b := ts - t0; b >= 0 && b < fb {
+			tokens[int(b)]++
+		}
+		for _, gap := range r.ITL {
+			ts += gap
+			if b := ts - t0; b >= 0 && b < fb {
+				tokens[int(b)]++
+			}
+		}
+		s := int(r.StartTime - t0)
+		e := int((r.StartTime + r.Latency) - t0)
+		delta[s]++
+		delta[e+1]--
+	}
+	maxTok, maxConc, run := 0, 0, 0
+	for b := range nb {
+		maxTok = max(maxTok, tokens[b])
+		run += delta[b]
+		maxConc = max(maxConc, run)
+	}
+	return float64(maxTok), maxConc, nil
+}
+
+// extras computes llmbench's own latency figures (see Extra).
+func extras(recs []record.Record, p *Params) Extra {
+	var ex Extra
+	var queue, ttftI, e2elI, lag []float64
+	anyQueue := p.MaxConcurrency > 0
+	for i := range recs {
+		r := &recs[i]
+		if r.QueueTime > 0 {
+			anyQueue = true
+		}
+		if r.IntendedTime != nil {
+			late := r.StartTime - *r.IntendedTime
+			lag = append(lag, late-r.QueueTime)
+			if r.Success {
+				ttftI = append(ttftI, late+r.TTFT)
+				e2elI = append(e2elI, late+r.Latency)
+			}
+		}
+		if r.Success {
+			queue = append(queue, r.QueueTime)
+		}
+	}
+	pct := p.Percentiles
+	if anyQueue {
+		st := describe(ClientQueueTime, queue, pct)
+		ex.ClientQueue = &st
+	}
+	if len(lag) > 0 {
+		st := describe("dispatch_lag", lag, pct)
+		ex.DispatchLag = &st
+		a := describe("ttft_from_intended", ttftI, pct)
+		b := describe("e2el_from_intended", e2elI, pct)
+		ex.TTFTFromIntended, ex.E2ELFromIntended = &a, &b
+	}
+	return ex
+}
+
+// percentileOf returns st's value for percentile want, or its largest
+// reported percentile when want was not requested.
+func percentileOf(st *Stats, pcts []float64, want float64) float64 {
+	best, bestP := 0.0, -1.0
+	for i, p := range pcts {
+		if p == want {
+			return st.Percentiles[i]
+		}
+		if p > bestP {
+			best, bestP = st.Percentiles[i], p
+		}
+	}
+	return best
+}
+
+// streamSpecifics counts finish reasons, missing usage frames and count
+// sources over successful requests, and error classes over failed ones.
+func streamSpecifics(recs []record.Record, sources []string) StreamSpecifics {
+	var ss StreamSpecifics
+	srcCount := map[string]int{}
+	errCount := map[string]int{}
+	for i := range recs {
+		r := &recs[i]
+		if !r.Success {
+			class := r.ErrorClass
+			if class == "" {
+				class = "unclassified"
+			}
+			errCount[class]++
+			continue
+		}
+		switch r.FinishReason {
+		case "length":
+			ss.Truncated++
+		case "stop", "eos_token", "stop_sequence":
+			ss.StoppedEOS++
+		default:
+			ss.FinishUnknown++
+		}
+		if !r.UsageSeen && (r.OutputTokens == nil || *r.OutputTokens == 0) {
+			ss.WithoutUsage++
+		}
+		srcCount[sources[i]]++
+	}
+	for _, src := range []string{record.SourceServerUsage, record.SourceTokenizer, record.SourceFallback1} {
+		if n := srcCount[src]; n > 0 {
+			ss.Sources = append(ss.Sources, Count{src, n})
+		}
+	}
+	for _, k := range sortedKeys(errCount) {
+		ss.Errors = append(ss.Errors, Count{k, errCount[k]})
+	}
+	sort.SliceStable(ss.Errors, func(a, b int) bool { return ss.Errors[a].N > ss.Errors[b].N })
+	return ss
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,296 @@
+package record
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// FormatVersion is the value of the "llmbench_records" key in the header
+// line of our JSON-lines records format.
+const FormatVersion = 1
+
+// Header is the first line of a JSON-lines records file:
+// {"llmbench_records":1,"params":{...}}. One Record per line follows, in
+// dispatch order.
+type Header struct {
+	Version int    `json:"llmbench_records"`
+	Params  Params `json:"params"`
+}
+
+// Format names the layout a records file was read in.
+type Format int
+
+// Record file layouts Read recognises.
+const (
+	// FormatJSONLines is ours: a Header line, then one Record per line.
+	FormatJSONLines Format = iota + 1
+	// FormatConformance is the conformance input: one object
+	// {description, params, requests}.
+	FormatConformance
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatJSONLines:
+		return "llmbench JSON-lines records"
+	case FormatConformance:
+		return "conformance input"
+	}
+	return "unknown format"
+}
+
+// Writer writes the JSON-lines records format. It buffers; call Flush.
+type Writer struct {
+	bw  *bufio.Writer
+	enc *json.Encoder
+}
+
+// NewWriter writes the header line for p to w and returns a Writer for the
+// records that follow.
+func NewWriter(w io.Writer, p Params) (*Writer, error) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(Header{Version: FormatVersion, Params: p}); err != nil {
+		return nil, fmt.Errorf("writing records header: %w", err)
+	}
+	return &Writer{bw: bw, enc: enc}, nil
+}
+
+// Write appends one record as one line.
+func (w *Writer) Write(r *Record) error {
+	if err := w.enc.Encode(r); err != nil {
+		return fmt.Errorf("writing record %d: %w", r.Index, err)
+	}
+	return nil
+}
+
+// Flush writes any buffered data to the underlying writer.
+func (w *Writer) Flush() error { return w.bw.Flush() }
+
+// WriteJSONLines writes p and recs to w in the JSON-lines records format.
+func WriteJSONLines(w io.Writer, p Params, recs []Record) error {
+	jw, err := NewWriter(w, p)
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		if err := jw.Write(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return jw.Flush()
+}
+
+// headerDefaults are what an absent header param means in our own format:
+// vLLM's defaults, without the conformance format's mock model.
+func headerDefaults() Params {
+	return Params{
+		RequestRate:       Inf,
+		Burstiness:        1.0,
+		PercentileMetrics: "ttft,tpot,itl",
+		MetricPercentiles: "99",
+	}
+}
+
+// ReadFile reads a records file in either format (see Read).
+func ReadFile(path string) (Params, []Record, Format, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Params{}, nil, 0, err
+	}
+	defer f.Close()
+	p, recs, format, err := Read(f)
+	if err != nil {
+		return Params{}, nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, recs, format, nil
+}
+
+// Read reads records in our JSON-lines format or the conformance input
+// format, telling them apart by the first line: a header line carries the
+// "llmbench_records" key. Every record is validated; errors name the line
+// (JSON-lines) or line and column (conformance) of the problem.
+func Read(r io.Reader) (Params, []Record, Format, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, err := br.ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return Params{}, nil, 0, err
+	}
+	if len(bytes.TrimSpace(first)) == 0 && err == io.EOF {
+		return Params{}, nil, 0, errors.New("empty file: expected records (llmbench JSON-lines or conformance input)")
+	}
+	if bytes.Contains(first, []byte(`"llmbench_records"`)) {
+		p, recs, err := readJSONLines(first, br)
+		return p, recs, FormatJSONLines, err
+	}
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		return Params{}, nil, 0, err
+	}
+	p, recs, err := decodeConformance(append(first, rest...))
+	return p, recs, FormatConformance, err
+}
+
+// ReadJSONLines reads our JSON-lines records format.
+func ReadJSONLines(r io.Reader) (Params, []Record, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, err := br.ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return Params{}, nil, err
+	}
+	return readJSONLines(first, br)
+}
+
+func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
+	h := Header{Params: headerDefaults()}
+	if err := unmarshalLine(first, &h, true); err != nil {
+		return Params{}, nil, fmt.Errorf("line 1 (header): %w", err)
+	}
+	if h.Version != FormatVersion {
+		return Params{}, nil, fmt.Errorf("line 1 (header): llmbench_records version %d is not supported (want %d)", h.Version, FormatVersion)
+	}
+	var recs []Record
+	for line := 2; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			return Params{}, nil, fmt.Errorf("line %d: %w", line, err)
+		}
+		if len(bytes.TrimSpace(b)) > 0 {
+			var rec Record
+			if uerr := unmarshalLine(b, &rec, false); uerr != nil {
+				return Params{}, nil, fmt.Errorf("line %d: %w", line, uerr)
+			}
+			if verr := rec.Validate(); verr != nil {
+				return Params{}, nil, fmt.Errorf("line %d: record %d: %w", line, rec.Index, verr)
+			}
+			recs = append(recs, rec)
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if err := fillParams(&h.Params, len(recs)); err != nil {
+		return Params{}, nil, fmt.Errorf("line 1 (header): %w", err)
+	}
+	return h.Params, recs, nil
+}
+
+// unmarshalLine decodes one JSON value and rewrites decoding errors into
+// one line that names the byte offset within the line.
+func unmarshalLine(b []byte, v any, strict bool) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		return describeJSONError(err, nil)
+	}
+	if dec.More() {
+		return fmt.Errorf("invalid JSON at byte %d: more than one value on the line", dec.InputOffset()+1)
+	}
+	return nil
+}
+
+// describeJSONError turns encoding/json errors into a message with a byte
+// offset, and with line and column when data (the whole input) is given.
+func describeJSONError(err error, data []byte) error {
+	where := func(off int64) string {
+		if data == nil {
+			return fmt.Sprintf("byte %d", off)
+		}
+		line, col := lineCol(data, off)
+		return fmt.Sprintf("line %d, column %d (byte %d)", line, col, off)
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return fmt.Errorf("invalid JSON at %s: %v", where(syn.Offset), syn)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			field = "value"
+		}
+		return fmt.Errorf("invalid JSON at %s: %s must be %s, not %s", where(typ.Offset), field, typ.Type, typ.Value)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("invalid JSON: unexpected end of input")
+	}
+	return fmt.Errorf("invalid JSON: %v", err)
+}
+
+// lineCol converts a byte offset into 1-based line and column numbers.
+func lineCol(data []byte, off int64) (line, col int) {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	prefix := data[:off]
+	line = bytes.Count(prefix, []byte{'\n'}) + 1
+	col = int(off) - (bytes.LastIndexByte(prefix, '\n') + 1)
+	if col < 1 {
+		col = 1
+	}
+	return line, col
+}
+
+// conformanceFile is the conformance input layout.
+type conformanceFile struct {
+	Description string          `json:"description"`
+	Params      json.RawMessage `json:"params"`
+	Requests    []Record        `json:"requests"`
+}
+
+// ReadConformance reads the conformance input format ({description, params,
+// requests}); absent params take the format's defaults
+// (ConformanceDefaults, num_prompts = number of requests). Record i gets
+// Index i.
+func ReadConformance(r io.Reader) (Params, []Record, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Params{}, nil, err
+	}
+	return decodeConformance(data)
+}
+
+func decodeConformance(data []byte) (Params, []Record, error) {
+	var f conformanceFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return Params{}, nil, describeJSONError(err, data)
+	}
+	if f.Requests == nil {
+		return Params{}, nil, errors.New(`no "requests" array: not a records file (want llmbench JSON-lines records or the conformance input format)`)
+	}
+	if len(f.Params) == 0 {
+		return Params{}, nil, errors.New(`no "params" object (it needs at least duration_s)`)
+	}
+	p := ConformanceDefaults()
+	dec := json.NewDecoder(bytes.NewReader(f.Params))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return Params{}, nil, fmt.Errorf("params: %w", describeJSONError(err, nil))
+	}
+	for i := range f.Requests {
+		f.Requests[i].Index = i
+		if err := f.Requests[i].Validate(); err != nil {
+			return Params{}, nil, fmt.Errorf("requests[%d]: %w", i, err)
+		}
+	}
+	if err := fillParams(&p, len(f.Requests)); err != nil {
+		return Params{}, nil, fmt.Errorf("params: %w", err)
+	}
+	return p, f.Requests, nil
+}
+
+// fillParams sets num_prompts from the record count when absent and
+// validates the result.
+func fillParams(p *Params, n int) error {
+	if p.NumPrompts == nil {
+		p.NumPrompts = &n
+	}
+	return p.Validate()
+}

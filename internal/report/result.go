@@ -1,0 +1,236 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// ExtrasKey is the top-level key of llmbench's own figures in the result
+// JSON. It comes after all of vLLM's keys, so readers of vLLM's format
+// (which look keys up by name) ignore it.
+const ExtrasKey = "llmbench"
+
+// ResultOptions choose optional parts of the result JSON.
+type ResultOptions struct {
+	// Detailed keeps the per-request arrays (vLLM's --save-detailed):
+	// input_lens, output_lens, ttfts, itls, start_times, generated_texts,
+	// errors. Without it they are removed, as vLLM removes them.
+	Detailed bool
+	// Extras appends the ExtrasKey object (queue and dispatch-lag
+	// summaries, stream specifics, warnings, the interrupted flag).
+	Extras bool
+}
+
+// detailedKeys are the keys vLLM removes without --save-detailed.
+var detailedKeys = []string{"input_lens", "output_lens", "start_times", "ttfts", "itls", "generated_texts", "errors"}
+
+// Result builds the result JSON object vLLM saves (save_result), with its
+// keys in vLLM's order (shared/spec/vllm-bench-serve.md §8.1), from the
+// Summary of recs and the run's params. p.Date is used as-is for "date".
+func Result(s *metrics.Summary, p *record.Params, recs []record.Record, opt ResultOptions) (*Object, error) {
+	if len(recs) != len(s.OutputLens) {
+		return nil, fmt.Errorf("report: %d records but the summary covers %d", len(recs), len(s.OutputLens))
+	}
+	o := NewObject()
+	o.Set("date", p.Date)
+	o.Set("endpoint_type", p.Backend)
+	o.Set("backend", p.Backend)
+	o.Set("label", p.Label)
+	o.Set("model_id", p.ModelID)
+	o.Set("tokenizer_id", p.ResolvedTokenizerID())
+	numPrompts := len(recs)
+	if p.NumPrompts != nil {
+		numPrompts = *p.NumPrompts
+	}
+	o.Set("num_prompts", numPrompts)
+	for _, kv := range p.Metadata {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return nil, fmt.Errorf("report: metadata item %q is not KEY=VALUE", kv)
+		}
+		o.Set(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	o.Set("request_rate", p.RequestRate)
+	o.Set("burstiness", burstiness(p.Burstiness))
+	o.Set("max_concurrency", p.MaxConcurrency)
+	if p.RampUpStrategy != "" {
+		o.Set("ramp_up_strategy", p.RampUpStrategy)
+		o.Set("ramp_up_start_rps", p.RampUpStartRPS)
+		o.Set("ramp_up_end_rps", p.RampUpEndRPS)
+	}
+	o.Set("duration", s.Duration)
+	o.Set("completed", s.Completed)
+	o.Set("failed", s.Failed)
+	o.Set("total_input_tokens", s.TotalInput)
+	o.Set("total_output_tokens", s.TotalOutput)
+	o.Set("request_throughput", s.RequestThroughput)
+	o.Set("request_goodput", s.RequestGoodput)
+	o.Set("output_throughput", s.OutputThroughput)
+	o.Set("total_token_throughput", s.TotalTokenThroughput)
+	if opt.Detailed {
+		n := len(recs)
+		inputLens := make([]int, n)
+		ttfts := make([]float64, n)
+		itls := make([][]float64, n)
+		starts := make([]float64, n)
+		texts := make([]string, n)
+		errs := make([]string, n)
+		for i := range recs {
+			r := &recs[i]
+			inputLens[i] = r.PromptLen
+			ttfts[i] = r.TTFT
+			itls[i] = r.ITL
+			if itls[i] == nil {
+				itls[i] = []float64{}
+			}
+			starts[i] = r.StartTime
+			texts[i] = r.GeneratedText
+			errs[i] = r.Error
+		}
+		o.Set("input_lens", inputLens)
+		o.Set("output_lens", s.OutputLens)
+		o.Set("ttfts", ttfts)
+		o.Set("itls", itls)
+		o.Set("start_times", starts)
+		o.Set("generated_texts", texts)
+		o.Set("errors", errs)
+	}
+	o.Set("max_output_tokens_per_s", s.MaxOutputTokensPerS)
+	o.Set("max_concurrent_requests", s.MaxConcurrentRequests)
+	o.Set("rtfx", s.RTFx)
+	if p.RampUpStrategy != "" {
+		events := make([]any, len(p.RPSChangeEvents))
+		for i, e := range p.RPSChangeEvents {
+			ev := NewObject()
+			ev.Set("rps", e.RPS)
+			ev.Set("timestamp", e.Timestamp)
+			events[i] = ev
+		}
+		o.Set("rps_change_events", events)
+	}
+	for i := range s.Metrics {
+		setStats(o, "", "_"+s.Metrics[i].Metric+"_ms", &s.Metrics[i], s.Percentiles)
+	}
+	if !opt.Detailed {
+		for _, k := range detailedKeys {
+			o.Delete(k)
+		}
+	}
+	if opt.Extras {
+		o.Set(ExtrasKey, extras(s, p))
+	}
+	return o, nil
+}
+
+// burstiness is a Rate in Python's float form (inf prints as Infinity).
+func burstiness(b record.Rate) float64 { return float64(b) }
+
+// setStats sets mean/median/std/p<p> keys named prefix+stat+suffix, e.g.
+// "mean" + "_ttft_ms". Repeated percentiles keep the first key's position,
+// as a Python dict does.
+func setStats(o *Object, prefix, suffix string, st *metrics.Stats, pcts []float64) {
+	o.Set(prefix+"mean"+suffix, st.Mean)
+	o.Set(prefix+"median"+suffix, st.Median)
+	o.Set(prefix+"std"+suffix, st.Std)
+	for i, p := range pcts {
+		o.Set(prefix+"p"+PercentileLabel(p)+suffix, st.Percentiles[i])
+	}
+}
+
+// extras builds llmbench's own object: run facts, the queue and
+// intended-time latency summaries, stream specifics and warnings.
+func extras(s *metrics.Summary, p *record.Params) *Object {
+	x := NewObject()
+	x.Set("interrupted", p.Interrupted)
+	if p.EndpointName != "" {
+		x.Set("endpoint_name", p.EndpointName)
+	}
+	statsObj := func(st *metrics.Stats) *Object {
+		so := NewObject()
+		so.Set("n", st.N)
+		setStats(so, "", "_ms", st, s.Percentiles)
+		return so
+	}
+	for _, e := range []struct {
+		key string
+		st  *metrics.Stats
+	}{
+		{"client_queue_time", s.Extra.ClientQueue},
+		{"ttft_from_intended", s.Extra.TTFTFromIntended},
+		{"e2el_from_intended", s.Extra.E2ELFromIntended},
+		{"dispatch_lag", s.Extra.DispatchLag},
+	} {
+		if e.st != nil {
+			x.Set(e.key, statsObj(e.st))
+		}
+	}
+	ss := &s.Stream
+	so := NewObject()
+	so.Set("truncated_length", ss.Truncated)
+	so.Set("stopped_eos", ss.StoppedEOS)
+	so.Set("finish_reason_unknown", ss.FinishUnknown)
+	so.Set("without_usage", ss.WithoutUsage)
+	src := NewObject()
+	for _, c := range ss.Sources {
+		src.Set(c.Name, c.N)
+	}
+	so.Set("output_token_sources", src)
+	errs := NewObject()
+	for _, c := range ss.Errors {
+		errs.Set(c.Name, c.N)
+	}
+	so.Set("errors", errs)
+	x.Set("stream", so)
+	warnings := s.Warnings
+	if warnings == nil {
+		warnings = []string{}
+	}
+	x.Set("warnings", warnings)
+	return x
+}
+
+// WriteResult writes the result JSON (see Result) as Python's json.dump
+// would, without a trailing newline (like vLLM's file).
+func WriteResult(w io.Writer, s *metrics.Summary, p *record.Params, recs []record.Record, opt ResultOptions) error {
+	o, err := Result(s, p, recs, opt)
+	if err != nil {
+		return err
+	}
+	return o.WriteJSON(w)
+}
+
+// ResultFilename is vLLM's automatic result file name (§8.3):
+// {label}-{rate}qps[-concurrency{M}]-{base_model_id}-{date}.json, or with
+// ramp-up {label}-ramp-up-{strategy}-{start}qps-{end}qps[...]-...; label
+// defaults to the backend, rate is Python's float text ("inf", "10.0"),
+// base_model_id is the model id after its last "/".
+func ResultFilename(p *record.Params) string {
+	base := p.ModelID
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	conc := ""
+	if p.MaxConcurrency != nil {
+		conc = fmt.Sprintf("-concurrency%d", *p.MaxConcurrency)
+	}
+	label := p.Backend
+	if p.Label != nil && *p.Label != "" {
+		label = *p.Label
+	}
+	if p.RampUpStrategy != "" {
+		return fmt.Sprintf("%s-ramp-up-%s-%sqps-%sqps%s-%s-%s.json", label, p.RampUpStrategy,
+			intOrNone(p.RampUpStartRPS), intOrNone(p.RampUpEndRPS), conc, base, p.Date)
+	}
+	return fmt.Sprintf("%s-%sqps%s-%s-%s.json", label, PyRepr(float64(p.RequestRate)), conc, base, p.Date)
+}
+
+func intOrNone(v *int) string {
+	if v == nil {
+		return "None"
+	}
+	return fmt.Sprint(*v)
+}
