@@ -1,0 +1,155 @@
+package sagemaker
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"syscall"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/sagemakerruntime/types"
+	"github.com/aws/smithy-go"
+	smithyes "github.com/aws/smithy-go/eventstream"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// SageMaker-specific error classes (Response.ErrClass). API errors are filed
+// under their AWS error code as is ("ThrottlingException",
+// "ModelNotReadyException", "ModelError", "ServiceUnavailable",
+// "ValidationError", "AccessDeniedException", ...); the transport-independent
+// classes come from package record.
+const (
+	// ClassModelStreamError prefixes the ModelStreamError code found in the
+	// exception's ErrorCode_ field: "ModelStreamError:StreamBroken",
+	// "ModelStreamError:ModelInvocationTimeExceeded".
+	ClassModelStreamError = "ModelStreamError"
+	// ClassInternalStreamFailure is SageMaker's server-side stream failure.
+	ClassInternalStreamFailure = "InternalStreamFailure"
+	// ClassThrottling is the AWS throttling error code (it has no Go type).
+	ClassThrottling = "ThrottlingException"
+	// ClassModelNotReady is the 429 SageMaker returns while a model loads;
+	// it is not throttling.
+	ClassModelNotReady = "ModelNotReadyException"
+	// ClassModelError is the container's own non-2xx answer, wrapped (424).
+	ClassModelError = "ModelError"
+	// ClassServerError is an error object the container put inside a 200
+	// stream (vLLM {"error":...}, TGI {"error":..., "error_type":...}, an
+	// LMI finish_reason "error").
+	ClassServerError = "server_error"
+)
+
+// classify files an error from the SDK (the invoke call or stream.Err())
+// under one class. The order matters (§7.4): a ModelStreamError arrives
+// wrapped like any other error; deadlines are checked before transport
+// failures, which wrap them; ModelNotReadyException before throttling,
+// though both can be 429.
+func classify(err error) string {
+	var mse *types.ModelStreamError
+	if errors.As(err, &mse) {
+		code := aws.ToString(mse.ErrorCode_) // ErrorCode() is the shape name
+		if code == "" {
+			code = "unknown"
+		}
+		return ClassModelStreamError + ":" + code
+	}
+	var isf *types.InternalStreamFailure
+	if errors.As(err, &isf) {
+		return ClassInternalStreamFailure
+	}
+	if isTimeout(err) {
+		return record.ErrTimeout
+	}
+	if errors.Is(err, context.Canceled) {
+		return record.ErrCanceled
+	}
+	var notReady *types.ModelNotReadyException
+	if errors.As(err, &notReady) {
+		return ClassModelNotReady
+	}
+	var api smithy.APIError
+	hasAPI := errors.As(err, &api)
+	if retry.IsErrorThrottles(retry.DefaultThrottles).IsErrorThrottle(err) == aws.TrueTernary {
+		if hasAPI && api.ErrorCode() != "" && api.ErrorCode() != "UnknownError" {
+			return api.ErrorCode() // ThrottlingException, TooManyRequestsException, ...
+		}
+		return record.ErrHTTP429 // a bare 429 without an error type
+	}
+	var modelErr *types.ModelError
+	if errors.As(err, &modelErr) {
+		return ClassModelError
+	}
+	if hasAPI {
+		if code := api.ErrorCode(); code != "" && code != "UnknownError" {
+			return code
+		}
+		var re *awshttp.ResponseError
+		if errors.As(err, &re) {
+			switch s := re.HTTPStatusCode(); {
+			case s == 429:
+				return record.ErrHTTP429
+			case s >= 500:
+				return record.ErrHTTP5xx
+			case s >= 400:
+				return record.ErrHTTP4xx
+			}
+		}
+		return record.ErrOther
+	}
+	var cksum smithyes.ChecksumError
+	if errors.As(err, &cksum) {
+		return record.ErrMalformedStream
+	}
+	if isConnection(err) {
+		return record.ErrConnection
+	}
+	if strings.HasPrefix(err.Error(), "decode event:") || strings.Contains(err.Error(), "deserialization failed") {
+		return record.ErrMalformedStream
+	}
+	return record.ErrOther
+}
+
+// isTimeout reports a client-side deadline (ctx), the idle read timeout
+// (ResponseTimeoutError) or any network timeout.
+func isTimeout(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ETIMEDOUT) {
+		return true
+	}
+	var rte *awshttp.ResponseTimeoutError
+	if errors.As(err, &rte) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// isConnection reports transport failures: dial, reset, closed connection,
+// a body cut short.
+func isConnection(err error) bool {
+	var se *smithyhttp.RequestSendError
+	if errors.As(err, &se) {
+		return true
+	}
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return true
+	}
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF)
+}
+
+// httpStatus returns the HTTP status carried by an SDK error, 0 if none
+// (no response arrived).
+func httpStatus(err error) int {
+	var re *awshttp.ResponseError
+	if errors.As(err, &re) {
+		return re.HTTPStatusCode()
+	}
+	return 0
+}

@@ -1,0 +1,320 @@
+// Package sagemaker is the benchmark backend for SageMaker real-time
+// endpoints: it calls InvokeEndpointWithResponseStream with the AWS SDK for
+// Go v2 (default credential chain, SigV4) and times the streamed response
+// with the same rules as the OpenAI backend.
+//
+// The container's bytes arrive in PayloadParts whose boundaries are
+// arbitrary (inside "data:", inside a JSON string, inside a UTF-8
+// character, between the two newlines of an SSE terminator), so the parts
+// are reassembled into one byte stream before any line is cut; a token
+// chunk is stamped with the time its completing part was received. The
+// OpenAI formats go through the very parser the OpenAI backend uses
+// (package stream); TGI and LMI token streams are decoded here on the same
+// line splitter.
+//
+// A request succeeds only if the format's end marker arrived: since
+// sagemakerruntime v1.50 a connection cut mid-stream ends the event channel
+// without an error, and would otherwise count as a success.
+//
+// The package works around the SDK pitfalls of the spec's Appendix A.4:
+// request bodies hide io.WriterTo (the race that closes live streams),
+// retries are off in code, the connection pool is sized to the concurrency,
+// a region is required, credentials are checked up front under a short
+// deadline, and each in-flight stream uses its own client (a shared one
+// shares a smithy-go decoder between streams, a data race under -race).
+//
+// It does not create, describe or delete endpoints, and it does not read
+// CloudWatch (package cloudwatch does).
+package sagemaker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/sagemakerruntime"
+	"github.com/aws/aws-sdk-go-v2/service/sagemakerruntime/types"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/stream"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// Config describes the endpoint to benchmark and how to reach it.
+type Config struct {
+	// AWS holds region, profile, endpoint URL and client settings.
+	AWS AWSConfig
+	// EndpointName is the SageMaker endpoint (required).
+	EndpointName string
+	// Format is the payload format; "" means FormatOpenAIChat.
+	Format Format
+	// TargetVariant, when set, sends every request to this production
+	// variant (X-Amzn-SageMaker-Target-Variant).
+	TargetVariant string
+	// TargetContainerHostname picks a container of a multi-container
+	// endpoint with direct invocation.
+	TargetContainerHostname string
+	// InferenceComponent names the inference component to invoke; required
+	// by endpoints that host components.
+	InferenceComponent string
+	// CustomAttributes is passed through to the container
+	// (X-Amzn-SageMaker-Custom-Attributes). SageMaker marks it sensitive;
+	// it is never printed.
+	CustomAttributes string
+}
+
+// Backend invokes one SageMaker endpoint. It is safe for concurrent use.
+type Backend struct {
+	cfg    Config
+	format Format
+	aws    aws.Config
+	opts   func(*sagemakerruntime.Options)
+
+	// clients holds idle clients; a Send takes one for the length of its
+	// stream. Clients share the HTTP transport (one connection pool) but
+	// not the event-stream decoder, which smithy-go keeps per client.
+	clients chan *sagemakerruntime.Client
+}
+
+// endpointNameRE is SageMaker's pattern for endpoint and variant names.
+var endpointNameRE = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9])*$`)
+
+// Validate checks the settings that need no network.
+func (c *Config) Validate() error {
+	if c.EndpointName == "" {
+		return errors.New("--endpoint-name is required with --backend sagemaker")
+	}
+	if len(c.EndpointName) > 63 || !endpointNameRE.MatchString(c.EndpointName) {
+		return fmt.Errorf("--endpoint-name %q is not a SageMaker endpoint name (letters, digits and hyphens, at most 63, starting and ending with a letter or digit)", c.EndpointName)
+	}
+	if c.TargetVariant != "" && (len(c.TargetVariant) > 63 || !endpointNameRE.MatchString(c.TargetVariant)) {
+		return fmt.Errorf("--target-variant %q is not a variant name (letters, digits and hyphens, at most 63)", c.TargetVariant)
+	}
+	if len(c.TargetContainerHostname) > 63 {
+		return errors.New("--target-container-hostname is longer than 63 characters")
+	}
+	if len(c.InferenceComponent) > 63 {
+		return errors.New("--inference-component is longer than 63 characters")
+	}
+	if len(c.CustomAttributes) > 1024 {
+		return errors.New("--custom-attributes is longer than 1024 characters")
+	}
+	for _, r := range c.CustomAttributes {
+		if r < 0x20 || r > 0x7e {
+			// The value is sensitive: say what is wrong, not what it is.
+			return errors.New("--custom-attributes must be visible ASCII characters only")
+		}
+	}
+	if c.Format != "" {
+		if _, err := ParseFormat(string(c.Format)); err != nil {
+			return err
+		}
+	}
+	if c.AWS.EndpointURL != "" {
+		if err := checkEndpointURL(c.AWS.EndpointURL); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// New validates cfg, loads the AWS configuration, checks that credentials
+// resolve (within AWSConfig.PreflightTimeout) and prepares one client per
+// unit of concurrency. It makes no call to SageMaker itself.
+func New(ctx context.Context, cfg Config) (*Backend, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	awsCfg, err := loadAWS(ctx, cfg.AWS)
+	if err != nil {
+		return nil, err
+	}
+	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg}
+	if b.format == "" {
+		b.format = FormatOpenAIChat
+	}
+	endpointURL := cfg.AWS.EndpointURL
+	b.opts = func(o *sagemakerruntime.Options) {
+		if endpointURL != "" {
+			o.BaseEndpoint = aws.String(endpointURL)
+		}
+		// Pinned again per client: nothing in the environment or shared
+		// config may turn retries back on (§8.2).
+		o.Retryer = aws.NopRetryer{}
+		o.RetryMaxAttempts = 0
+	}
+	n := max(cfg.AWS.Concurrency, 1)
+	b.clients = make(chan *sagemakerruntime.Client, n)
+	for range n {
+		b.clients <- b.newClient()
+	}
+	return b, nil
+}
+
+// AWS returns the resolved AWS configuration (region, credentials), for
+// other clients of the same run such as CloudWatch. Its HTTP client is the
+// benchmark's; give other services their own if they must not share it.
+func (b *Backend) AWS() aws.Config { return b.aws }
+
+// Format returns the payload format in use.
+func (b *Backend) Format() Format { return b.format }
+
+func (b *Backend) newClient() *sagemakerruntime.Client {
+	return sagemakerruntime.NewFromConfig(b.aws, b.opts)
+}
+
+// client takes an idle client, or makes one when more requests are in
+// flight than the configured concurrency (cheap: the transport is shared).
+func (b *Backend) client() *sagemakerruntime.Client {
+	select {
+	case c := <-b.clients:
+		return c
+	default:
+		return b.newClient()
+	}
+}
+
+func (b *Backend) release(c *sagemakerruntime.Client) {
+	select {
+	case b.clients <- c:
+	default:
+	}
+}
+
+// inferenceIDRE is what SageMaker accepts as an inference id.
+var inferenceIDRE = regexp.MustCompile(`^\PC{1,64}$`)
+
+// Send performs req and fills resp; see backend.Backend. resp.Start is
+// taken immediately before the invoke call, so credential signing and the
+// wait for response headers are inside TTFT, as connection setup and the
+// wait for headers are for the OpenAI backend.
+func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
+	body, err := b.format.body(req)
+	if err != nil {
+		resp.Err, resp.ErrClass = err, record.ErrOther
+		return
+	}
+	in := &sagemakerruntime.InvokeEndpointWithResponseStreamInput{
+		EndpointName: aws.String(b.cfg.EndpointName),
+		Body:         body,
+		ContentType:  aws.String("application/json"),
+	}
+	if b.cfg.TargetVariant != "" {
+		in.TargetVariant = aws.String(b.cfg.TargetVariant)
+	}
+	if b.cfg.TargetContainerHostname != "" {
+		in.TargetContainerHostname = aws.String(b.cfg.TargetContainerHostname)
+	}
+	if b.cfg.InferenceComponent != "" {
+		in.InferenceComponentName = aws.String(b.cfg.InferenceComponent)
+	}
+	if b.cfg.CustomAttributes != "" {
+		in.CustomAttributes = aws.String(b.cfg.CustomAttributes)
+	}
+	if req.ID != "" && inferenceIDRE.MatchString(req.ID) {
+		in.InferenceId = aws.String(req.ID)
+	}
+	dec := b.newDecoder(req, resp)
+
+	c := b.client()
+	defer b.release(c)
+
+	resp.Start = time.Now()
+	out, err := c.InvokeEndpointWithResponseStream(ctx, in)
+	if err != nil {
+		resp.HTTPStatus = httpStatus(err)
+		dec.fail(classify(err), err)
+		return
+	}
+	resp.HTTPStatus = 200
+	if raw, ok := awsmiddleware.GetRawResponse(out.ResultMetadata).(*smithyhttp.Response); ok {
+		resp.HTTPStatus = raw.StatusCode
+	}
+	es := out.GetStream()
+	defer es.Close() // always, even after an error (A.2)
+
+	for ev := range es.Events() {
+		now := time.Now()
+		part, ok := ev.(*types.ResponseStreamMemberPayloadPart)
+		if !ok {
+			continue // an event type this SDK does not know: skipped
+		}
+		if err := dec.feed(part.Value.Bytes, now); err != nil {
+			// The response has failed; closing the stream ends the
+			// reader, and Events() is drained below so its goroutine
+			// is not left blocked.
+			es.Close()
+			for range es.Events() {
+			}
+			return
+		}
+	}
+	// Err is only meaningful once the channel has closed.
+	if err := es.Err(); err != nil {
+		class := classify(err)
+		if code, ok := strings.CutPrefix(class, ClassModelStreamError+":"); ok {
+			// The SDK's text shows the shape name, not the code.
+			err = fmt.Errorf("%w (ErrorCode %s)", err, code)
+		}
+		dec.fail(class, err)
+		return
+	}
+	if ctx.Err() != nil {
+		// The stream stopped because the request's deadline passed or it
+		// was cancelled, even if the SDK reported a clean end.
+		dec.fail(classify(ctx.Err()), fmt.Errorf("stream interrupted: %w", ctx.Err()))
+		return
+	}
+	dec.finish(time.Now())
+}
+
+// newDecoder picks the stream decoder for the format.
+func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decoder {
+	if !b.format.openAI() {
+		return newTokenDecoder(resp)
+	}
+	d := &openAIDecoder{}
+	if b.format == FormatOpenAIChat {
+		d.c.Parser.Decoder.Mode = stream.ModeChat
+	} else {
+		d.c.Parser.Decoder.Mode = stream.ModeCompletions
+	}
+	if !asksUsage(req) {
+		// Without a usage chunk to wait for, a JSON-lines stream (LMI)
+		// ends at the finish chunk; the SSE parser accepts JSON lines too.
+		d.c.Parser.Framing = stream.FramingJSONLines
+	}
+	d.c.Reset(resp)
+	return d
+}
+
+// asksUsage reports whether the request body asks for the usage chunk:
+// always, unless --extra-body overrode stream_options.
+func asksUsage(req *backend.Request) bool {
+	v, ok := req.ExtraBody["stream_options"]
+	if !ok {
+		return true
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	iu, _ := m["include_usage"].(bool)
+	return iu
+}
+
+// openAIDecoder feeds the reassembled bytes to the OpenAI backend's own
+// parser and collector, so both backends apply identical rules. With
+// include_usage asked for, the end of a stream is "[DONE]" or the usage
+// chunk; a finish_reason alone is not enough (A.4 #16).
+type openAIDecoder struct{ c stream.Collector }
+
+func (d *openAIDecoder) feed(p []byte, now time.Time) error { return d.c.Feed(p, now) }
+func (d *openAIDecoder) finish(now time.Time)               { d.c.Finish(now) }
+func (d *openAIDecoder) fail(class string, err error)       { d.c.Fail(class, err) }

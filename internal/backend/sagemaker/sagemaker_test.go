@@ -1,0 +1,303 @@
+package sagemaker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// outcome is what a test compares of a Response (times vary run to run).
+type outcome struct {
+	Text             string
+	Chunks           int
+	PromptTokens     *int
+	CompletionTokens *int
+	FinishReason     string
+	ErrClass         string
+	Failed           bool
+}
+
+func outcomeOf(r *backend.Response) outcome {
+	return outcome{
+		Text: r.Text, Chunks: len(r.ChunkTimes),
+		PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+		FinishReason: r.FinishReason, ErrClass: r.ErrClass, Failed: r.Err != nil,
+	}
+}
+
+func intp(n int) *int { return &n }
+
+func newTestBackend(t testing.TB, f *fakeSM, name string, format Format) *Backend {
+	t.Helper()
+	b, err := New(context.Background(), testConfig(f, name, format))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return b
+}
+
+func send(t testing.TB, b *Backend, ctx context.Context) *backend.Response {
+	t.Helper()
+	var resp backend.Response
+	b.Send(ctx, &backend.Request{Index: 0, ID: "req-0", Model: "m", Prompt: "Say hi", PromptLen: 3, MaxTokens: 16}, &resp)
+	return &resp
+}
+
+// TestReassembly sends each format's container stream cut in every way the
+// spec lists (1, 7, 4096 bytes, random, at "\n\n", inside UTF-8 characters,
+// with empty parts in between) and checks that text, chunk count, token
+// counts and finish reason come out exactly as the container wrote them.
+func TestReassembly(t *testing.T) {
+	spec := streamSpec{tokens: testTokens, finish: "length", promptTokens: 7, usage: true, done: true}
+	all := strings.Join(testTokens, "")
+	n := len(testTokens)
+	formats := []struct {
+		name    string
+		format  Format
+		payload []byte
+		want    outcome
+	}{
+		{"vllm-chat-sse", FormatOpenAIChat, vllmChatSSE(spec),
+			outcome{Text: all, Chunks: n + 2, PromptTokens: intp(7), CompletionTokens: intp(n), FinishReason: "length"}},
+		{"vllm-completions-sse", FormatOpenAI, vllmCompletionsSSE(spec),
+			outcome{Text: all, Chunks: n, PromptTokens: intp(7), CompletionTokens: intp(n), FinishReason: "length"}},
+		{"lmi-chat-jsonlines", FormatOpenAIChat, lmiChatJSONLines(spec),
+			outcome{Text: all, Chunks: n + 2, PromptTokens: intp(7), CompletionTokens: intp(n), FinishReason: "length"}},
+		{"tgi-sse", FormatTGI, tgiSSE(spec),
+			outcome{Text: all, Chunks: n, PromptTokens: intp(7), CompletionTokens: intp(n), FinishReason: "length"}},
+		{"lmi-tokens", FormatLMI, lmiTokenLines(spec),
+			outcome{Text: all, Chunks: n, CompletionTokens: intp(n), FinishReason: "length"}},
+	}
+	splits := []struct {
+		name string
+		s    splitter
+	}{
+		{"whole", func(b []byte) [][]byte { return [][]byte{b} }},
+		{"1", fixedSplit(1)},
+		{"7", fixedSplit(7)},
+		{"4096", fixedSplit(4096)},
+		{"random", randomSplit(1, 50)},
+		{"at-event-end", splitAtEventEnd},
+		{"inside-utf8", splitInsideRunes},
+		{"empties-7", withEmpties(fixedSplit(7))},
+	}
+	f := newFakeSM(t, false)
+	for _, fm := range formats {
+		for _, sp := range splits {
+			name := fmt.Sprintf("%s-%s", fm.name, sp.name)
+			f.on(name, streamParts(fm.payload, sp.s, 0))
+			t.Run(name, func(t *testing.T) {
+				b := newTestBackend(t, f, name, fm.format)
+				resp := send(t, b, context.Background())
+				if resp.Err != nil {
+					t.Fatalf("Send failed: %v (class %s)", resp.Err, resp.ErrClass)
+				}
+				if diff := cmp.Diff(fm.want, outcomeOf(resp)); diff != "" {
+					t.Errorf("outcome (-want +got):\n%s", diff)
+				}
+				if resp.HTTPStatus != 200 {
+					t.Errorf("HTTPStatus = %d, want 200", resp.HTTPStatus)
+				}
+				for i := 1; i < len(resp.ChunkTimes); i++ {
+					if resp.ChunkTimes[i].Before(resp.ChunkTimes[i-1]) {
+						t.Fatalf("chunk times not monotonic at %d", i)
+					}
+				}
+				if len(resp.ChunkTimes) > 0 && resp.ChunkTimes[0].Before(resp.Start) {
+					t.Errorf("first chunk before Start")
+				}
+			})
+		}
+	}
+}
+
+// TestChunkTimesFollowArrival checks the timing rule: a chunk is stamped
+// when the part that completes it arrives, not when the stream ends. The
+// fake waits 40 ms before each part and sends one SSE event per part.
+func TestChunkTimesFollowArrival(t *testing.T) {
+	f := newFakeSM(t, false)
+	spec := streamSpec{tokens: []string{"a", "b", "c"}, finish: "stop", promptTokens: 1, usage: true, done: true}
+	f.on("paced", streamParts(vllmChatSSE(spec), splitAtEventEnd, 20*time.Millisecond))
+	b := newTestBackend(t, f, "paced", FormatOpenAIChat)
+	resp := send(t, b, context.Background())
+	if resp.Err != nil {
+		t.Fatal(resp.Err)
+	}
+	// Parts: role chunk, "\n", a, "\n", b, ... each after a 20 ms gap:
+	// consecutive token chunks are two parts (40 ms) apart.
+	if len(resp.ChunkTimes) != 5 {
+		t.Fatalf("chunks = %d, want 5", len(resp.ChunkTimes))
+	}
+	for i := 1; i < len(resp.ChunkTimes); i++ {
+		gap := resp.ChunkTimes[i].Sub(resp.ChunkTimes[i-1])
+		if gap < 35*time.Millisecond {
+			t.Errorf("gap %d = %v, want >= 35ms (stamped at arrival)", i, gap)
+		}
+	}
+	if ttft := resp.ChunkTimes[0].Sub(resp.Start); ttft < 18*time.Millisecond {
+		t.Errorf("TTFT = %v, want >= 18ms (the first part was sent after 20 ms)", ttft)
+	}
+}
+
+// TestRequest checks what goes on the wire: path, SageMaker headers, the
+// body of each format, the signature scope.
+func TestRequest(t *testing.T) {
+	f := newFakeSM(t, false)
+	ok := streamParts(vllmChatSSE(streamSpec{tokens: []string{"x"}, finish: "stop", usage: true, done: true}), fixedSplit(7), 0)
+	f.on("hdrs", ok)
+	cfg := testConfig(f, "hdrs", FormatOpenAIChat)
+	cfg.TargetVariant = "variant-1"
+	cfg.TargetContainerHostname = "container-a"
+	cfg.InferenceComponent = "ic-1"
+	cfg.CustomAttributes = "trace=on"
+	b, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp backend.Response
+	b.Send(context.Background(), &backend.Request{ID: "req-42", Model: "llama", Prompt: "hi", MaxTokens: 5, IgnoreEOS: true,
+		ExtraBody: map[string]any{"temperature": 0.0}}, &resp)
+	if resp.Err != nil {
+		t.Fatal(resp.Err)
+	}
+	r, body := f.request("hdrs")
+	for h, want := range map[string]string{
+		"Content-Type": "application/json",
+		"X-Amzn-Sagemaker-Target-Variant":             "variant-1",
+		"X-Amzn-Sagemaker-Target-Container-Hostname":  "container-a",
+		"X-Amzn-Sagemaker-Inference-Component":        "ic-1",
+		"X-Amzn-Sagemaker-Custom-Attributes":          "trace=on",
+		"X-Amzn-Sagemaker-Inference-Id":               "req-42",
+		"Amz-Sdk-Request":                             "attempt=1; max=1",
+	} {
+		if got := r.Header.Get(h); got != want {
+			t.Errorf("header %s = %q, want %q", h, got, want)
+		}
+	}
+	if auth := r.Header.Get("Authorization"); !strings.Contains(auth, "/us-east-1/sagemaker/aws4_request") {
+		t.Errorf("Authorization scope wrong: %q", auth)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(body, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"model":                 "llama",
+		"messages":              []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "hi"}}}},
+		"max_completion_tokens": 5.0,
+		"stream":                true,
+		"stream_options":        map[string]any{"include_usage": true},
+		"ignore_eos":            true,
+		"temperature":           0.0,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("body (-want +got):\n%s", diff)
+	}
+}
+
+// TestBodies checks each format's request body.
+func TestBodies(t *testing.T) {
+	req := &backend.Request{Model: "m", Prompt: "p", MaxTokens: 9, IgnoreEOS: true, ExtraBody: map[string]any{"temperature": 0.5}}
+	tests := []struct {
+		f    Format
+		want string
+	}{
+		{FormatOpenAI, `{"ignore_eos":true,"logprobs":null,"max_tokens":9,"model":"m","prompt":"p","repetition_penalty":1,"stream":true,"stream_options":{"include_usage":true},"temperature":0.5}`},
+		{FormatOpenAIChat, `{"ignore_eos":true,"max_completion_tokens":9,"messages":[{"content":[{"text":"p","type":"text"}],"role":"user"}],"model":"m","stream":true,"stream_options":{"include_usage":true},"temperature":0.5}`},
+		{FormatTGI, `{"inputs":"p","parameters":{"details":true,"max_new_tokens":9,"temperature":0.5},"stream":true}`},
+		{FormatLMI, `{"inputs":"p","parameters":{"details":true,"ignore_eos":true,"max_new_tokens":9,"temperature":0.5},"stream":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.f), func(t *testing.T) {
+			got, err := tt.f.body(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("body\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	big := &backend.Request{Prompt: strings.Repeat("x", maxBodyBytes)}
+	if _, err := FormatOpenAI.body(big); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("oversized body: err = %v, want the 6 MiB limit", err)
+	}
+}
+
+// TestStreamEvents covers stream content the SDK delivers besides parts:
+// an unknown event type is skipped, empty parts are harmless.
+func TestUnknownEventSkipped(t *testing.T) {
+	f := newFakeSM(t, false)
+	payload := vllmChatSSE(streamSpec{tokens: []string{"a", "b"}, finish: "stop", promptTokens: 2, usage: true, done: true})
+	f.on("unknown", func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
+		fw := startStream(w)
+		parts := fixedSplit(13)(payload)
+		for i, p := range parts {
+			if i == 2 {
+				fw.unknownEvent("FutureEvent", []byte(`{"x":1}`))
+				fw.part(nil)
+			}
+			fw.part(p)
+		}
+	})
+	b := newTestBackend(t, f, "unknown", FormatOpenAIChat)
+	resp := send(t, b, context.Background())
+	want := outcome{Text: "ab", Chunks: 4, PromptTokens: intp(2), CompletionTokens: intp(2), FinishReason: "stop"}
+	if diff := cmp.Diff(want, outcomeOf(resp)); diff != "" {
+		t.Errorf("outcome (-want +got):\n%s (err %v)", diff, resp.Err)
+	}
+}
+
+// TestEndMarkers: success needs the format's end marker; a stream cut
+// before it is stream_truncated even though the SDK reports no error.
+func TestEndMarkers(t *testing.T) {
+	toks := []string{"a", "b", "c"}
+	full := streamSpec{tokens: toks, finish: "stop", promptTokens: 2, usage: true, done: true}
+	tests := []struct {
+		name    string
+		format  Format
+		payload []byte
+		class   string // "" = success
+	}{
+		{"chat complete", FormatOpenAIChat, vllmChatSSE(full), ""},
+		{"chat usage without [DONE]", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop", usage: true}), ""},
+		{"chat [DONE] without usage", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop", done: true}), ""},
+		// A.4 #16: the finish chunk arrived, the usage chunk and [DONE] did not.
+		{"chat cut after finish", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop"}), record.ErrStreamTruncated},
+		{"lmi chat cut after finish", FormatOpenAIChat, lmiChatJSONLines(streamSpec{tokens: toks, finish: "stop"}), record.ErrStreamTruncated},
+		{"chat cut mid-stream", FormatOpenAIChat, vllmChatSSE(full)[:200], record.ErrStreamTruncated},
+		{"chat no content", FormatOpenAIChat, []byte("data: [DONE]\n\n"), record.ErrNoContent},
+		{"chat garbage", FormatOpenAIChat, []byte("data: {\"choices\": [}\n\n"), record.ErrMalformedStream},
+		{"tgi complete", FormatTGI, tgiSSE(full), ""},
+		{"tgi without final", FormatTGI, tgiSSE(streamSpec{tokens: toks}), record.ErrStreamTruncated},
+		{"tgi cut inside JSON", FormatTGI, tgiSSE(full)[:len(tgiSSE(full))-20], record.ErrStreamTruncated},
+		{"tgi pretty-printed JSON", FormatTGI, []byte("data:{\"token\":\n{\"id\":1,\"text\":\"a\"},\n\"generated_text\":\"a\",\"details\":{\"finish_reason\":\"stop\",\"generated_tokens\":1}}\n\n"), ""},
+		{"tgi error event", FormatTGI, []byte("data:{\"token\":{\"id\":1,\"text\":\"a\"}}\n\ndata:{\"error\":\"Request failed during generation: out of memory\",\"error_type\":\"generation\"}\n\n"), ClassServerError},
+		{"tgi no tokens", FormatTGI, []byte("data:{\"generated_text\":\"\",\"details\":{\"finish_reason\":\"length\",\"generated_tokens\":0}}\n\n"), record.ErrNoContent},
+		{"lmi complete", FormatLMI, lmiTokenLines(full), ""},
+		{"lmi without final", FormatLMI, lmiTokenLines(streamSpec{tokens: toks}), record.ErrStreamTruncated},
+		{"lmi finish error", FormatLMI, []byte("{\"token\":{\"id\":[1],\"text\":\"a\"}}\n{\"token\":{\"id\":[-1],\"text\":\"\"},\"generated_text\":\"a\",\"details\":{\"finish_reason\":\"error\",\"generated_tokens\":1}}\n"), ClassServerError},
+		{"lmi not json", FormatLMI, []byte("{\"token\":{\"id\":[1],\"text\":\"a\"}}\nnot json at all\n"), record.ErrMalformedStream},
+	}
+	f := newFakeSM(t, false)
+	for i, tt := range tests {
+		name := fmt.Sprintf("end-%d", i)
+		f.on(name, streamParts(tt.payload, fixedSplit(7), 0))
+		t.Run(tt.name, func(t *testing.T) {
+			b := newTestBackend(t, f, name, tt.format)
+			resp := send(t, b, context.Background())
+			if resp.ErrClass != tt.class || (resp.Err == nil) != (tt.class == "") {
+				t.Errorf("class = %q (err %v), want %q", resp.ErrClass, resp.Err, tt.class)
+			}
+		})
+	}
+}

@@ -1,0 +1,262 @@
+package sagemaker
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/stream"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// decoder turns the reassembled container bytes of one response into the
+// fields of a backend.Response (Text, ChunkTimes, FinishReason, token
+// counts, Err and ErrClass).
+type decoder interface {
+	// feed takes one PayloadPart's bytes, received at now. A non-nil error
+	// means the response has failed (already recorded): stop reading.
+	feed(p []byte, now time.Time) error
+	// finish is called once when the stream ended without a transport
+	// error; it decides success (an end marker is required).
+	finish(now time.Time)
+	// fail records a transport or SDK error of the given class, keeping
+	// what arrived before it.
+	fail(class string, err error)
+}
+
+// classedError is an error with its Response.ErrClass.
+type classedError struct {
+	class string
+	err   error
+}
+
+func (e *classedError) Error() string { return e.err.Error() }
+func (e *classedError) Unwrap() error { return e.err }
+
+func failf(class, format string, a ...any) error {
+	return &classedError{class: class, err: fmt.Errorf(format, a...)}
+}
+
+// maxPending bounds a JSON value held across lines while it does not parse
+// (a pretty-printed or oddly split message). Beyond it the stream is
+// malformed, not a reason to grow memory without limit.
+const maxPending = 1 << 20
+
+// tokenDecoder reads the TGI generate_stream (SSE, "data:{...}") and LMI
+// (JSON lines) token streams; they differ only in framing, and the framing
+// is detected per line (§5.3: strip an optional "data:" prefix). Each line
+// holding a "token" object is one token chunk, stamped with the time of the
+// part that completed the line. The line with a non-null generated_text or
+// details is the end marker; a stream without one is truncated even if the
+// SDK reported no error (§7.3).
+type tokenDecoder struct {
+	resp  *backend.Response
+	lines stream.LineSplitter
+	text  strings.Builder
+
+	pending  []byte // a line that did not parse yet, joined to the next
+	terminal bool   // the final line arrived
+	now      time.Time
+}
+
+func newTokenDecoder(resp *backend.Response) *tokenDecoder {
+	return &tokenDecoder{resp: resp}
+}
+
+// tokenLine is one TGI/LMI stream message. Fields absent from a format are
+// simply nil.
+type tokenLine struct {
+	Token *struct {
+		// ID is a number (TGI, LMI) or a list ([-1] on LMI errors).
+		ID      json.RawMessage `json:"id"`
+		Text    *string         `json:"text"`
+		Special bool            `json:"special"`
+	} `json:"token"`
+	GeneratedText *string `json:"generated_text"`
+	Details       *struct {
+		FinishReason    *string `json:"finish_reason"`
+		GeneratedTokens *int    `json:"generated_tokens"`
+		InputLength     *int    `json:"input_length"`
+	} `json:"details"`
+	// Error is TGI's {"error": "...", "error_type": "..."} (a string) or
+	// an OpenAI-style error object.
+	Error     json.RawMessage `json:"error"`
+	ErrorType string          `json:"error_type"`
+}
+
+func (d *tokenDecoder) feed(p []byte, now time.Time) error {
+	d.now = now
+	if err := d.lines.Feed(p, d.line); err != nil {
+		d.setErr(err)
+		return err
+	}
+	return nil
+}
+
+func (d *tokenDecoder) finish(now time.Time) {
+	d.now = now
+	if err := d.end(); err != nil {
+		d.setErr(err)
+	}
+}
+
+func (d *tokenDecoder) fail(class string, err error) {
+	d.setErr(&classedError{class: class, err: err})
+}
+
+// setErr records the first failure and the text received so far.
+func (d *tokenDecoder) setErr(err error) {
+	r := d.resp
+	r.Text = d.text.String()
+	if r.Err != nil {
+		return
+	}
+	var ce *classedError
+	if errors.As(err, &ce) {
+		r.Err, r.ErrClass = ce.err, ce.class
+		return
+	}
+	r.Err, r.ErrClass = err, record.ErrMalformedStream
+}
+
+// end decides the outcome of a stream that ended cleanly.
+func (d *tokenDecoder) end() error {
+	if err := d.lines.Flush(d.line); err != nil {
+		return err
+	}
+	if len(d.pending) > 0 {
+		return failf(record.ErrStreamTruncated, "stream ended inside a message (%d bytes of incomplete JSON held: %.80q)", len(d.pending), d.pending)
+	}
+	d.resp.Text = d.text.String()
+	if !d.terminal {
+		return failf(record.ErrStreamTruncated, "stream ended without the final line (generated_text/details) after %d token chunks", len(d.resp.ChunkTimes))
+	}
+	if len(d.resp.ChunkTimes) == 0 {
+		return failf(record.ErrNoContent, "stream ended without a token")
+	}
+	if d.resp.FinishReason == "error" {
+		return failf(ClassServerError, "the server ended generation with finish_reason \"error\"")
+	}
+	return nil
+}
+
+// line handles one complete line.
+func (d *tokenDecoder) line(raw []byte) error {
+	l := bytes.TrimSpace(raw)
+	if len(d.pending) == 0 {
+		if len(l) == 0 || l[0] == ':' {
+			return nil // blank line (SSE event end, LMI's end-of-stream) or SSE comment
+		}
+		if rest, ok := bytes.CutPrefix(l, []byte("data:")); ok {
+			l = bytes.TrimSpace(rest)
+		} else if isSSEField(l) {
+			return nil // event:, id:, retry:
+		}
+		if len(l) == 0 || bytes.Equal(l, []byte("[DONE]")) {
+			return nil
+		}
+	} else {
+		if len(l) == 0 {
+			return nil
+		}
+		if rest, ok := bytes.CutPrefix(l, []byte("data:")); ok {
+			l = bytes.TrimSpace(rest)
+		}
+		if len(d.pending)+len(l)+1 > maxPending {
+			return failf(record.ErrMalformedStream, "more than %d bytes that do not parse as JSON", maxPending)
+		}
+		d.pending = append(d.pending, '\n')
+		d.pending = append(d.pending, l...)
+		l = d.pending
+	}
+	var m tokenLine
+	if err := json.Unmarshal(l, &m); err != nil {
+		if incomplete(err) {
+			// Incomplete JSON: hold it and try again with the next line.
+			if len(d.pending) == 0 {
+				if len(l) > maxPending {
+					return failf(record.ErrMalformedStream, "more than %d bytes that do not parse as JSON", maxPending)
+				}
+				d.pending = append(d.pending[:0], l...)
+			}
+			return nil
+		}
+		return failf(record.ErrMalformedStream, "stream message does not parse: %v (%.80q)", err, l)
+	}
+	d.pending = d.pending[:0]
+	if len(m.Error) > 0 && !bytes.Equal(m.Error, []byte("null")) {
+		msg := errorText(m.Error)
+		if m.ErrorType != "" {
+			msg = m.ErrorType + ": " + msg
+		}
+		return failf(ClassServerError, "the server sent an error inside the stream: %s", msg)
+	}
+	finish := ""
+	if m.Details != nil {
+		if m.Details.FinishReason != nil {
+			finish = *m.Details.FinishReason
+		}
+		if m.Details.GeneratedTokens != nil {
+			n := *m.Details.GeneratedTokens
+			d.resp.CompletionTokens = &n
+		}
+		if m.Details.InputLength != nil {
+			n := *m.Details.InputLength
+			d.resp.PromptTokens = &n
+		}
+	}
+	if m.Token != nil && finish != "error" {
+		d.resp.ChunkTimes = append(d.resp.ChunkTimes, d.now)
+		if m.Token.Text != nil && !m.Token.Special {
+			d.text.WriteString(*m.Token.Text)
+		}
+	}
+	if finish != "" {
+		d.resp.FinishReason = finish
+	}
+	if m.GeneratedText != nil || m.Details != nil {
+		d.terminal = true
+	}
+	return nil
+}
+
+// incomplete reports encoding/json's error for input that stops in the
+// middle of a value: what a message cut at a line break gives.
+func incomplete(err error) bool {
+	var syn *json.SyntaxError
+	return errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input"
+}
+
+// isSSEField reports an SSE field line other than data: (event:, id:,
+// retry:), which carries nothing a benchmark reads.
+func isSSEField(l []byte) bool {
+	for _, f := range []string{"event:", "id:", "retry:"} {
+		if bytes.HasPrefix(l, []byte(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+// errorText renders an error value: a JSON string as its text, an object's
+// "message" if it has one, else the raw JSON (bounded).
+func errorText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var obj struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.Message != "" {
+		return obj.Message
+	}
+	if len(raw) > 200 {
+		raw = raw[:200]
+	}
+	return string(raw)
+}
