@@ -171,13 +171,13 @@ func TestRequest(t *testing.T) {
 	}
 	r, body := f.request("hdrs")
 	for h, want := range map[string]string{
-		"Content-Type": "application/json",
-		"X-Amzn-Sagemaker-Target-Variant":             "variant-1",
-		"X-Amzn-Sagemaker-Target-Container-Hostname":  "container-a",
-		"X-Amzn-Sagemaker-Inference-Component":        "ic-1",
-		"X-Amzn-Sagemaker-Custom-Attributes":          "trace=on",
-		"X-Amzn-Sagemaker-Inference-Id":               "req-42",
-		"Amz-Sdk-Request":                             "attempt=1; max=1",
+		"Content-Type":                               "application/json",
+		"X-Amzn-Sagemaker-Target-Variant":            "variant-1",
+		"X-Amzn-Sagemaker-Target-Container-Hostname": "container-a",
+		"X-Amzn-Sagemaker-Inference-Component":       "ic-1",
+		"X-Amzn-Sagemaker-Custom-Attributes":         "trace=on",
+		"X-Amzn-Sagemaker-Inference-Id":              "req-42",
+		"Amz-Sdk-Request":                            "attempt=1; max=1",
 	} {
 		if got := r.Header.Get(h); got != want {
 			t.Errorf("header %s = %q, want %q", h, got, want)
