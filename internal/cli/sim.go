@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/eventstream"
+	"github.com/llmbench/llmbench/internal/sim"
+)
+
+// simFlags holds `llmbench sim`'s flag values.
+type simFlags struct {
+	listen, preset, partSize, truthLog string
+	allowRemote, listPresets           bool
+	exitAfter                          time.Duration
+
+	// Batching overrides (applied only when Changed).
+	maxNumSeqs, maxBatched, kvTokens, maxModelLen int
+	prefillRate                                   float64
+	decodeBase, decodePerSeq, decodePerKV         time.Duration
+}
+
+func newSimCmd(env *Env) *cobra.Command {
+	cfg := sim.DefaultConfig()
+	f := &simFlags{}
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Run a simulated LLM server (OpenAI-compatible and SageMaker Runtime APIs)",
+		Long: `sim serves a simulated LLM with vLLM's OpenAI-compatible API
+(/v1/completions, /v1/chat/completions, /v1/models, /health, /tokenize,
+/detokenize) and the SageMaker Runtime API (/endpoints/NAME/invocations and
+/endpoints/NAME/invocations-response-stream, AWS event-stream framing).
+
+Performance model: --mode batching (default) runs one continuous-batching
+engine loop (batch slots, chunked prefill at --prefill-rate, a decode step
+that grows with the batch, a KV-cache capacity, a FIFO waiting queue), so
+throughput flattens and TTFT/ITL tails climb as concurrency rises. Presets
+(--list-presets) model an 8B model on one GPU; the figures are approximate.
+--mode fixed gives every request --ttft and --itl whatever the load, for
+measuring a client's own overhead.
+
+Prompt tokens are counted one per whitespace-separated word (plus one BOS);
+generated text is deterministic words, one token each.
+
+--truth-log FILE writes one JSON line per request: arrival, and for every
+chunk the write start/end (Unix ns from the monotonic clock) and its token
+count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.listPresets {
+				for _, p := range sim.Presets {
+					fmt.Fprintf(env.Stdout, "%-16s %s\n", p.Name, p.Doc)
+				}
+				return nil
+			}
+			return runSim(cmd, env, cfg, f)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.listen, "listen", "127.0.0.1:8000", "address to listen on (port 0 = any free port)")
+	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (the simulator has no authentication)")
+	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop after this long (0 = run until interrupted)")
+	fs.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
+	fs.StringVar(&cfg.Mode, "mode", cfg.Mode, "performance model: batching or fixed")
+	fs.StringVar(&f.preset, "preset", sim.DefaultPreset, "batching preset (see --list-presets)")
+	fs.BoolVar(&f.listPresets, "list-presets", false, "list the presets and what they model, then exit")
+	fs.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "fixed mode: time to first token")
+	fs.DurationVar(&cfg.ITL, "itl", cfg.ITL, "fixed mode: inter-token latency")
+	fs.DurationVar(&cfg.SpinWait, "spin-wait", 0, "busy-wait the last part of each engine deadline for sub-ms accuracy (costs CPU)")
+	fs.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "batching: running batch size cap (default from preset)")
+	fs.IntVar(&f.maxBatched, "max-num-batched-tokens", 0, "batching: tokens per step cap (default from preset)")
+	fs.Float64Var(&f.prefillRate, "prefill-rate", 0, "batching: prefill tokens per second (default from preset)")
+	fs.DurationVar(&f.decodeBase, "decode-base", 0, "batching: step time with an empty batch (default from preset)")
+	fs.DurationVar(&f.decodePerSeq, "decode-per-seq", 0, "batching: step time added per running sequence (default from preset)")
+	fs.DurationVar(&f.decodePerKV, "decode-per-kv-token", 0, "batching: step time added per context token in the batch (default from preset)")
+	fs.IntVar(&f.kvTokens, "kv-cache-tokens", 0, "batching: KV-cache capacity in tokens (default from preset)")
+	fs.IntVar(&f.maxModelLen, "max-model-len", 0, "context length, prompt + output (default from preset)")
+	fs.IntVar(&cfg.TokensPerChunk, "tokens-per-chunk", cfg.TokensPerChunk, "tokens carried by each streamed chunk")
+	fs.DurationVar(&cfg.PingInterval, "ping-interval", 0, "write an SSE ': ping' comment after this much silence (0 = never, like vLLM)")
+	fs.BoolVar(&cfg.CRLF, "crlf", false, "end SSE lines with \\r\\n")
+	fs.Float64Var(&cfg.EOSRate, "eos-rate", 0, "chance per token of an early EOS (finish_reason stop) unless ignore_eos")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for EOS, faults, random part sizes and generated words")
+	fs.StringVar(&cfg.PayloadFormat, "payload-format", cfg.PayloadFormat, "SageMaker container format: openai, tgi or lmi")
+	fs.StringVar(&f.partSize, "part-size", "4096", "SageMaker PayloadPart size in bytes, or random")
+	fs.StringVar(&f.truthLog, "truth-log", "", "write per-request ground truth as JSON lines to this file")
+	ft := &cfg.Faults
+	fs.Float64Var(&ft.HTTP500Rate, "fault-500", 0, "rate of HTTP 500 answers")
+	fs.Float64Var(&ft.HTTP429Rate, "fault-429", 0, "rate of HTTP 429 answers (with Retry-After)")
+	fs.DurationVar(&ft.RetryAfter, "retry-after", time.Second, "Retry-After sent with 429 (whole seconds)")
+	fs.Float64Var(&ft.Loading503Rate, "fault-503", 0, "rate of HTTP 503 'model loading' answers")
+	fs.DurationVar(&ft.LoadingFor, "loading-for", 0, "answer 503 to everything (and /health) for this long after start")
+	fs.Float64Var(&ft.DropRate, "fault-drop", 0, "rate of connections dropped mid-stream")
+	fs.Float64Var(&ft.StallRate, "fault-stall", 0, "rate of mid-stream stalls")
+	fs.DurationVar(&ft.StallFor, "stall-for", 5*time.Second, "length of a mid-stream stall")
+	fs.Float64Var(&ft.MalformedRate, "fault-malformed", 0, "rate of streams with one malformed JSON chunk")
+	fs.Float64Var(&ft.SlowFirstByteRate, "fault-slow-first-byte", 0, "rate of responses whose headers are delayed")
+	fs.DurationVar(&ft.SlowFirstByteFor, "slow-first-byte", 2*time.Second, "delay of a slow first byte")
+	fs.Float64Var(&ft.ModelStreamErrorRate, "fault-model-stream-error", 0, "SageMaker: rate of ModelStreamError frames mid-stream")
+	fs.StringVar(&ft.ModelStreamErrorCode, "model-stream-error-code", "StreamBroken", "SageMaker: ModelStreamError ErrorCode (StreamBroken or ModelInvocationTimeExceeded)")
+	fs.Float64Var(&ft.InternalStreamFailureRate, "fault-internal-stream-failure", 0, "SageMaker: rate of InternalStreamFailure frames mid-stream")
+	fs.Float64Var(&ft.ThrottleRate, "fault-throttle", 0, "SageMaker: rate of ThrottlingException answers")
+	fs.Float64Var(&ft.ModelErrorRate, "fault-model-error", 0, "SageMaker: rate of ModelError (424) answers")
+	fs.Float64Var(&ft.ModelNotReadyRate, "fault-model-not-ready", 0, "SageMaker: rate of ModelNotReadyException (429) answers")
+	return cmd
+}
+
+// simConfig resolves the flags into cfg.
+func simConfig(cmd *cobra.Command, cfg sim.Config, f *simFlags) (sim.Config, error) {
+	p, err := sim.LookupPreset(f.preset)
+	if err != nil {
+		return cfg, &UsageError{Err: err}
+	}
+	cfg = cfg.WithPreset(p)
+	ch := cmd.Flags().Changed
+	b := &cfg.Batching
+	if ch("max-num-seqs") {
+		b.MaxNumSeqs = f.maxNumSeqs
+	}
+	if ch("max-num-batched-tokens") {
+		b.MaxNumBatchedTokens = f.maxBatched
+	}
+	if ch("prefill-rate") {
+		b.PrefillTokensPerSec = f.prefillRate
+	}
+	if ch("decode-base") {
+		b.DecodeBase = f.decodeBase
+	}
+	if ch("decode-per-seq") {
+		b.DecodePerSeq = f.decodePerSeq
+	}
+	if ch("decode-per-kv-token") {
+		b.DecodePerKVToken = f.decodePerKV
+	}
+	if ch("kv-cache-tokens") {
+		b.KVCacheTokens = f.kvTokens
+	}
+	if ch("max-model-len") {
+		cfg.MaxModelLen = f.maxModelLen
+	}
+	ps, err := eventstream.ParsePartSize(f.partSize)
+	if err != nil {
+		return cfg, &UsageError{Err: err}
+	}
+	cfg.PartSize = ps
+	if err := cfg.Validate(); err != nil {
+		return cfg, &UsageError{Err: err}
+	}
+	if err := sim.CheckListenAddr(f.listen, f.allowRemote); err != nil {
+		return cfg, &UsageError{Err: err}
+	}
+	return cfg, nil
+}
+
+func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
+	cfg, err := simConfig(cmd, cfg, f)
+	if err != nil {
+		return err
+	}
+	var logFile *os.File
+	if f.truthLog != "" {
+		logFile, err = os.Create(f.truthLog)
+		if err != nil {
+			return &UsageError{Err: fmt.Errorf("truth log: %v", err)}
+		}
+		defer logFile.Close()
+		cfg.TruthLog = logFile
+	}
+	ctx := cmd.Context()
+	if f.exitAfter > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.exitAfter)
+		defer cancel()
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return fmt.Errorf("sim: %v", err)
+	}
+	run, err := sim.StartListener(runCtx, cfg, ln)
+	if err != nil {
+		return fmt.Errorf("sim: %v", err)
+	}
+	model := cfg.Mode
+	if cfg.Mode == sim.ModeBatching {
+		model += ", preset " + f.preset
+	} else {
+		model += fmt.Sprintf(", ttft %v, itl %v", cfg.TTFT, cfg.ITL)
+	}
+	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s\n", cfg.Model, model, run.URL)
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := run.Stop(sctx); err != nil {
+		return fmt.Errorf("sim: shutdown: %v", err)
+	}
+	if logFile != nil {
+		if err := logFile.Close(); err != nil {
+			return fmt.Errorf("truth log: %v", err)
+		}
+	}
+	fmt.Fprintln(env.Stdout, "llmbench sim: stopped")
+	return nil
+}
