@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report"
+)
+
+// dateLayout is vLLM's result date format (YYYYMMDD-HHMMSS).
+const dateLayout = "20060102-150405"
+
+// newMetricsCmd builds "llmbench metrics FILE".
+func newMetricsCmd(env *Env) *cobra.Command {
+	var (
+		format            string
+		percentileMetrics string
+		metricPercentiles string
+		goodput           []string
+		date              string
+		detailed          bool
+		extras            bool
+		tokenizer         string
+	)
+	cmd := &cobra.Command{
+		Use:   "metrics FILE",
+		Short: "Recompute all metrics from a per-request records file",
+		Long: `Recompute vllm bench serve's metrics from saved per-request records and
+print them as vLLM's result table, vLLM's result JSON or vLLM's automatic
+result file name.
+
+FILE is either llmbench's JSON-lines records (a header line
+{"llmbench_records":1,"params":{...}} then one record per line) or the
+conformance input format ({"description","params","requests"}); the format
+is detected from the first line.
+
+The run's parameters come from the file; the flags below override them.
+--format json prints the object vLLM saves with --save-result (with the
+per-request arrays unless --save-detailed=false); for llmbench records it
+appends an "llmbench" object with our own figures (--extras=false drops it).`,
+		Example: `  llmbench metrics results.records.jsonl
+  llmbench metrics run.input.json --format json --date 20260101-000000
+  llmbench metrics run.records.jsonl --metric-percentiles 50,90,99 --goodput ttft:500 tpot:50`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "table", "json", "filename":
+			default:
+				return usageErrorf("--format %q: want table, json or filename", format)
+			}
+			p, recs, fileFormat, err := record.ReadFile(args[0])
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			fl := cmd.Flags()
+			if fl.Changed("percentile-metrics") {
+				p.PercentileMetrics = percentileMetrics
+			}
+			if fl.Changed("metric-percentiles") {
+				p.MetricPercentiles = metricPercentiles
+			}
+			if fl.Changed("goodput") {
+				g, err := metrics.ParseGoodput(goodput)
+				if err != nil {
+					return &UsageError{Err: err}
+				}
+				p.Goodput = g
+			}
+			if fl.Changed("tokenizer") {
+				p.Tokenizer = tokenizer
+			}
+			if fl.Changed("date") {
+				if _, err := time.Parse(dateLayout, date); err != nil {
+					return usageErrorf("--date %q: want YYYYMMDD-HHMMSS", date)
+				}
+				p.Date = date
+			}
+			if p.Date == "" {
+				p.Date = time.Now().Format(dateLayout)
+			}
+			if !fl.Changed("extras") {
+				extras = fileFormat == record.FormatJSONLines
+			}
+			if format == "filename" {
+				_, err := fmt.Fprintln(env.Stdout, report.ResultFilename(&p))
+				return err
+			}
+			s, err := summarizeRecords(&p, recs)
+			if err != nil {
+				return err
+			}
+			if err := report.WriteWarnings(env.Stderr, s); err != nil {
+				return err
+			}
+			if format == "json" {
+				opt := report.ResultOptions{Detailed: detailed, Extras: extras}
+				if err := report.WriteResult(env.Stdout, s, &p, recs, opt); err != nil {
+					return err
+				}
+				_, err := io.WriteString(env.Stdout, "\n")
+				return err
+			}
+			if err := report.WriteFailures(env.Stdout, s); err != nil {
+				return err
+			}
+			if err := report.WriteTable(env.Stdout, s, &p); err != nil {
+				return err
+			}
+			if fileFormat == record.FormatJSONLines {
+				title := report.StreamSpecifics
+				if p.EndpointName != "" {
+					title = report.SageMakerSpecifics
+				}
+				return report.WriteSpecifics(env.Stdout, title, s)
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&format, "format", "table", "output: table (vLLM's result table), json (vLLM's result JSON) or filename (vLLM's automatic result file name)")
+	fs.StringVar(&percentileMetrics, "percentile-metrics", "", "override the metrics to report percentiles for, from ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue")
+	fs.StringVar(&metricPercentiles, "metric-percentiles", "", "override the percentiles to report, e.g. 50,90,99.9")
+	fs.StringArrayVar(&goodput, "goodput", nil, "override the goodput SLOs in ms as KEY:VALUE with keys ttft, tpot, e2el (e.g. --goodput ttft:500 tpot:30)")
+	fs.StringVar(&date, "date", "", "the result's date as YYYYMMDD-HHMMSS (default: from the file, else now)")
+	fs.BoolVar(&detailed, "save-detailed", true, "keep the per-request arrays in --format json, like vLLM's --save-detailed")
+	fs.BoolVar(&extras, "extras", false, `append the "llmbench" object to --format json (default: on for llmbench records, off for conformance input)`)
+	fs.StringVar(&tokenizer, "tokenizer", "", `override the tokenizer: "whitespace" (one token per word), "none" (like --skip-tokenizer-init), or the id recorded in the file`)
+	return cmd
+}
+
+// summarizeRecords runs metrics.Summarize on records read from a file,
+// choosing the token counter from p.Tokenizer: the whitespace stand-in, no
+// tokenizer, or (for a tokenizer id) the counts saved in the records.
+// Parameter errors are bad input.
+func summarizeRecords(p *record.Params, recs []record.Record) (*metrics.Summary, error) {
+	var counter metrics.TokenCounter
+	if p.Tokenizer == record.TokenizerWhitespace {
+		counter = metrics.Whitespace{}
+	}
+	mp, err := metrics.ParamsFrom(p, counter)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	s, err := metrics.Summarize(recs, mp)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	return s, nil
+}
