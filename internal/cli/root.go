@@ -76,7 +76,10 @@ simulator on this machine.`,
 		return &UsageError{Err: err}
 	})
 	root.AddCommand(
-	// Subcommands register here, one constructor each.
+		// Subcommands register here, one constructor each.
+		newSimCmd(env),
+		newMetricsCmd(env),
+		newCompareCmd(env),
 	)
 	return root
 }
