@@ -42,7 +42,7 @@ type fakeSM struct {
 	// front end that streams back at once; it widens the window of the
 	// request-body race (A.4 #1). Bodies are then not recorded.
 	fast bool
-	done      chan struct{} // closed at cleanup: stalled handlers return
+	done chan struct{} // closed at cleanup: stalled handlers return
 }
 
 // scenario writes one response.
