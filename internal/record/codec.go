@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // FormatVersion is the value of the "llmbench_records" key in the header
@@ -122,9 +123,6 @@ func Read(r io.Reader) (Params, []Record, Format, error) {
 	if err != nil && err != io.EOF {
 		return Params{}, nil, 0, err
 	}
-	if len(bytes.TrimSpace(first)) == 0 && err == io.EOF {
-		return Params{}, nil, 0, errors.New("empty file: expected records (llmbench JSON-lines or conformance input)")
-	}
 	if bytes.Contains(first, []byte(`"llmbench_records"`)) {
 		p, recs, err := readJSONLines(first, br)
 		return p, recs, FormatJSONLines, err
@@ -133,7 +131,11 @@ func Read(r io.Reader) (Params, []Record, Format, error) {
 	if err != nil {
 		return Params{}, nil, 0, err
 	}
-	p, recs, err := decodeConformance(append(first, rest...))
+	data := append(first, rest...)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Params{}, nil, 0, errors.New("empty file: expected records (llmbench JSON-lines or conformance input)")
+	}
+	p, recs, err := decodeConformance(data)
 	return p, recs, FormatConformance, err
 }
 
@@ -220,6 +222,9 @@ func describeJSONError(err error, data []byte) error {
 		return fmt.Errorf("invalid JSON at %s: %s must be %s, not %s", where(typ.Offset), field, typ.Type, typ.Value)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("invalid JSON: unexpected end of input")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// From DisallowUnknownFields: most likely a misspelt key.
+		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return fmt.Errorf("invalid JSON: %v", err)
 }
