@@ -5,7 +5,7 @@ Run with Debian's NumPy (apt-get install -y python3-numpy):
 
     /usr/bin/python3 scripts/dataset/gen_numpy_vectors.py > testdata/dataset/numpy_vectors.json
 
-The vectors record what numpy.random.default_rng(seed) produces for the
+The vectors record (among others) what numpy.random.default_rng(seed) produces for the
 draws vLLM's random dataset makes (vllm/benchmarks/datasets: get_sampling_params,
 RandomDataset.get_prefix, gen_prompt_decode_to_target_len), plus the raw
 SeedSequence and PCG64 outputs underneath, so the Go port can be checked
@@ -103,6 +103,16 @@ def main():
                 for n, il, ol, pl in [(10, 1024, 128, 0), (100, 256, 64, 16), (7, 3, 1, 0)]:
                     out["random_cases"].append(random_case(
                         seed, n, il, ol, rr[0], rr[1], special, vocab, allowed, pl, [1, 3, 2]))
+    # NumPy's legacy global RNG (np.random.seed + np.random.randint), which
+    # vLLM's prefix_repetition dataset draws its token ids from.
+    out["legacy_calls"] = []
+    for seed in [0, 1, 42, 2**32 - 1]:
+        np.random.seed(seed)
+        calls = []
+        for low, high, size in [(0, 50257, 6), (0, 32000, 5), (0, 2, 9), (3, 4, 2), (0, 151643, 4), (0, 2**32, 2), (-7, 1000, 3)]:
+            calls.append({"low": low, "high": high, "size": size,
+                          "out": np.random.randint(low, high, size=size).tolist()})
+        out["legacy_calls"].append({"seed": seed, "calls": calls})
     json.dump(out, sys.stdout, indent=None, separators=(",", ":"))
     sys.stdout.write("\n")
 

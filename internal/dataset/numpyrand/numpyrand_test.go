@@ -27,6 +27,15 @@ type vectors struct {
 			Out  []int64 `json:"out"`
 		} `json:"calls"`
 	} `json:"integer_calls"`
+	LegacyCalls []struct {
+		Seed  int64 `json:"seed"`
+		Calls []struct {
+			Low  int64   `json:"low"`
+			High int64   `json:"high"`
+			Size int     `json:"size"`
+			Out  []int64 `json:"out"`
+		} `json:"calls"`
+	} `json:"legacy_calls"`
 }
 
 func loadVectors(t *testing.T) vectors {
@@ -83,6 +92,34 @@ func TestIntegersMatchNumPy(t *testing.T) {
 				t.Fatalf("seed %d call %d integers(%d, %d, size=%d):\n%s", s.Seed, i, c.Low, c.High, c.Size, cmp.Diff(c.Out, got))
 			}
 		}
+	}
+}
+
+// TestLegacyRandintMatchesNumPy checks np.random.seed + np.random.randint
+// (prefix_repetition's generator).
+func TestLegacyRandintMatchesNumPy(t *testing.T) {
+	t.Parallel()
+	v := loadVectors(t)
+	if len(v.LegacyCalls) == 0 {
+		t.Fatal("no legacy vectors")
+	}
+	for _, s := range v.LegacyCalls {
+		rs, err := NewRandomState(s.Seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range s.Calls {
+			got, err := rs.Randint(c.Low, c.High, c.Size)
+			if err != nil {
+				t.Fatalf("seed %d call %d: %v", s.Seed, i, err)
+			}
+			if !cmp.Equal(got, c.Out) {
+				t.Fatalf("seed %d call %d randint(%d, %d, size=%d):\n%s", s.Seed, i, c.Low, c.High, c.Size, cmp.Diff(c.Out, got))
+			}
+		}
+	}
+	if _, err := NewRandomState(1 << 32); err == nil {
+		t.Error("legacy seed >= 2^32 should be refused like NumPy")
 	}
 }
 

@@ -54,6 +54,15 @@ func New(seed int64) *Rand {
 	return r
 }
 
+// NewGenrand returns MT19937 seeded with init_genrand(seed), the seeding
+// NumPy's legacy RandomState(seed) / np.random.seed(seed) uses for an
+// integer seed (CPython's random uses init_by_array instead; see New).
+func NewGenrand(seed uint32) *Rand {
+	r := &Rand{}
+	r.initGenrand(seed)
+	return r
+}
+
 func (r *Rand) initGenrand(s uint32) {
 	r.mt[0] = s
 	for i := 1; i < n; i++ {

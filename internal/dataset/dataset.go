@@ -1,0 +1,357 @@
+// Package dataset builds the list of requests a benchmark sends: prompts,
+// their token counts and the output length each request asks for. It
+// reproduces vllm bench serve's samplers (random, sharegpt, custom, hf,
+// prefix_repetition) so that, for the same --seed, lengths and tokenizer,
+// llmbench sends the very prompts vLLM sends, and adds length distributions
+// and Zipf-weighted shared prefixes beyond vLLM.
+//
+// Exactness, per dataset:
+//   - random: bit-exact with vLLM (NumPy default_rng reimplemented in
+//     numpyrand; vLLM's decode/re-encode adjustment); needs the same
+//     tokenizer. Without a tokenizer a word-based generator stands in and
+//     lengths are approximate (a warning says so).
+//   - sharegpt, custom: the same filtering, and the same shuffle and
+//     oversampling order as CPython's random (pyrand).
+//   - prefix_repetition: the same draws as NumPy's legacy global RNG and
+//     Python's shuffle; with --prefix-repetition-zipf > 0 (ours) prefixes
+//     are reused with Zipf weights instead.
+//   - hf: a generic reader of a dataset repository's JSONL/JSON/Parquet
+//     files (vLLM dispatches per dataset id instead); order differs from
+//     vLLM's streaming shuffle.
+//
+// The package does no chat-template rendering (there is no template engine):
+// see CustomConfig for what happens instead. It performs network I/O only
+// for the hf dataset (hub downloads) and for AlignToServer.
+package dataset
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/hfhub"
+)
+
+// Tokenizer is what the samplers need from a tokenizer, with Hugging Face
+// transformers semantics (internal/tokenizer implements it).
+type Tokenizer interface {
+	// Encode returns the token ids of text; addSpecialTokens adds what the
+	// post-processor adds (BOS for Llama/Mistral).
+	Encode(text string, addSpecialTokens bool) []int
+	// Decode returns the text of ids, special tokens included.
+	Decode(ids []int) string
+	// VocabSize is the base vocabulary size, excluding added tokens.
+	VocabSize() int
+	// SpecialIDs are the ids of the named special tokens (all_special_ids).
+	SpecialIDs() []int
+	// NumSpecialTokensToAdd is what Encode(text, true) adds to one sequence.
+	NumSpecialTokensToAdd() int
+	// CountTokens is len(Encode(text, false)).
+	CountTokens(text string) int
+	// ID names the tokenizer (for messages).
+	ID() string
+}
+
+// Request is one sampled request.
+type Request struct {
+	// Prompt is the prompt text (completions), or the single user message
+	// (chat) when Messages is nil.
+	Prompt string
+	// Messages, when non-nil, is a prebuilt chat conversation to send as-is
+	// to chat endpoints.
+	Messages []map[string]any
+	// PromptLen is the client-side token count of the prompt (what vLLM
+	// calls prompt_len); approximate when no tokenizer was given.
+	PromptLen int
+	// OutputLen is the requested output length (max_tokens).
+	OutputLen int
+	// PrefixID is the shared-prefix group of prefix_repetition requests
+	// (0-based); -1 for datasets without shared prefixes.
+	PrefixID int
+}
+
+// Dataset names accepted in Config.Name (vLLM's --dataset-name values we
+// implement).
+const (
+	Random           = "random"
+	ShareGPT         = "sharegpt"
+	Custom           = "custom"
+	HF               = "hf"
+	PrefixRepetition = "prefix_repetition"
+)
+
+// Names lists the supported dataset names.
+var Names = []string{Random, ShareGPT, Custom, HF, PrefixRepetition}
+
+// Config carries vllm bench serve's dataset flags. Zero values mean vLLM's
+// defaults unless a field says otherwise; DefaultConfig spells them out.
+type Config struct {
+	// Name is --dataset-name; "" means "random".
+	Name string
+	// Path is --dataset-path: a file (sharegpt, custom, hf local) or an HF
+	// dataset id ORG/NAME (hf). Refused for random and prefix_repetition.
+	Path string
+	// NumPrompts is --num-prompts; 0 means 1000. The custom dataset takes
+	// all rows when it is negative.
+	NumPrompts int
+	// Seed is --seed (default 0). It seeds NumPy's and Python's generators
+	// exactly as vLLM does.
+	Seed int64
+
+	// InputLen and OutputLen are the generic --input-len / --output-len
+	// overrides; 0 means unset. InputLen replaces RandomInputLen; OutputLen
+	// replaces every dataset's output length flag.
+	InputLen  int
+	OutputLen int
+
+	// RandomInputLen (--random-input-len, 0 = 1024), RandomOutputLen
+	// (--random-output-len, 0 = 128), RandomRangeRatio
+	// (--random-range-ratio: "0.0", "0.5" or `{"input":0.1,"output":0.5}`;
+	// "" = 0) and RandomPrefixLen (--random-prefix-len) shape the random
+	// dataset.
+	RandomInputLen   int
+	RandomOutputLen  int
+	RandomRangeRatio string
+	RandomPrefixLen  int
+
+	// SharegptOutputLen is --sharegpt-output-len; 0 means "the completion's
+	// token count".
+	SharegptOutputLen int
+
+	// CustomOutputLen is --custom-output-len; 0 means 256, -1 means "the
+	// file's output_tokens".
+	CustomOutputLen int
+	// SkipChatTemplate is --skip-chat-template (custom, hf).
+	SkipChatTemplate bool
+
+	// HFSplit (--hf-split, "" = "train"), HFSubset (--hf-subset),
+	// HFPromptColumn (ours: the column holding the prompt; "" = detect) and
+	// HFOutputLen (--hf-output-len, 0 = from the data or 256) select and
+	// read an hf dataset. HFRevision picks a revision ("" = "main").
+	HFSplit        string
+	HFSubset       string
+	HFPromptColumn string
+	HFOutputLen    int
+	HFRevision     string
+	// Hub finds hf datasets in the Hugging Face cache and downloads them
+	// into it; nil means hfhub.FromEnv(os.Getenv) (HF_HOME, HF_HUB_CACHE,
+	// HF_ENDPOINT, HF_TOKEN, HF_HUB_OFFLINE).
+	Hub *hfhub.Client
+
+	// PrefixRepetition* are --prefix-repetition-prefix-len (0 = 256),
+	// -suffix-len (0 = 256), -num-prefixes (0 = 10) and -output-len
+	// (0 = 128).
+	PrefixRepetitionPrefixLen   int
+	PrefixRepetitionSuffixLen   int
+	PrefixRepetitionNumPrefixes int
+	PrefixRepetitionOutputLen   int
+	// PrefixRepetitionZipf (ours, --prefix-repetition-zipf) > 0 draws each
+	// request's prefix with Zipf weights 1/(k+1)^s instead of vLLM's equal
+	// share, so a few hot prefixes dominate as in production traffic.
+	PrefixRepetitionZipf float64
+
+	// InputLenDist and OutputLenDist (ours, --input-len-dist,
+	// --output-len-dist) draw lengths from a distribution spec such as
+	// "normal:mean=512,std=128,min=16,max=2048" (see ParseLengthDist).
+	// InputLenDist applies to random; OutputLenDist to every dataset and
+	// wins over the output-length flags.
+	InputLenDist  string
+	OutputLenDist string
+
+	// NoOversample is --no-oversample: with fewer usable rows than
+	// NumPrompts, fail instead of repeating rows.
+	NoOversample bool
+	// DisableShuffle is --disable-shuffle: keep the file's order.
+	DisableShuffle bool
+}
+
+// DefaultConfig returns vllm bench serve's defaults.
+func DefaultConfig() Config {
+	return Config{
+		Name:                        Random,
+		NumPrompts:                  1000,
+		RandomInputLen:              1024,
+		RandomOutputLen:             128,
+		RandomRangeRatio:            "0.0",
+		CustomOutputLen:             256,
+		HFSplit:                     "train",
+		PrefixRepetitionPrefixLen:   256,
+		PrefixRepetitionSuffixLen:   256,
+		PrefixRepetitionNumPrefixes: 10,
+		PrefixRepetitionOutputLen:   128,
+	}
+}
+
+// withDefaults fills zero fields with vLLM's defaults.
+func (c Config) withDefaults() Config {
+	d := DefaultConfig()
+	if c.Name == "" {
+		c.Name = d.Name
+	}
+	if c.NumPrompts == 0 {
+		c.NumPrompts = d.NumPrompts
+	}
+	if c.RandomInputLen == 0 {
+		c.RandomInputLen = d.RandomInputLen
+	}
+	if c.RandomOutputLen == 0 {
+		c.RandomOutputLen = d.RandomOutputLen
+	}
+	if c.RandomRangeRatio == "" {
+		c.RandomRangeRatio = d.RandomRangeRatio
+	}
+	if c.CustomOutputLen == 0 {
+		c.CustomOutputLen = d.CustomOutputLen
+	}
+	if c.HFSplit == "" {
+		c.HFSplit = d.HFSplit
+	}
+	if c.PrefixRepetitionPrefixLen == 0 {
+		c.PrefixRepetitionPrefixLen = d.PrefixRepetitionPrefixLen
+	}
+	if c.PrefixRepetitionSuffixLen == 0 {
+		c.PrefixRepetitionSuffixLen = d.PrefixRepetitionSuffixLen
+	}
+	if c.PrefixRepetitionNumPrefixes == 0 {
+		c.PrefixRepetitionNumPrefixes = d.PrefixRepetitionNumPrefixes
+	}
+	if c.PrefixRepetitionOutputLen == 0 {
+		c.PrefixRepetitionOutputLen = d.PrefixRepetitionOutputLen
+	}
+	// vLLM step 9: --input-len / --output-len override the per-dataset flags.
+	if c.InputLen > 0 {
+		c.RandomInputLen = c.InputLen
+	}
+	if c.OutputLen > 0 {
+		c.RandomOutputLen = c.OutputLen
+		c.SharegptOutputLen = c.OutputLen
+		c.CustomOutputLen = c.OutputLen
+		c.HFOutputLen = c.OutputLen
+		c.PrefixRepetitionOutputLen = c.OutputLen
+	}
+	return c
+}
+
+// ErrBadConfig marks configuration errors (bad flag values or
+// combinations); callers map it to a usage error.
+var ErrBadConfig = errors.New("bad dataset configuration")
+
+func configErrorf(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadConfig, fmt.Sprintf(format, a...))
+}
+
+// Validate checks cfg without reading any file or tokenizer, so the CLI can
+// reject bad flags before it starts anything.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	known := false
+	for _, n := range Names {
+		if c.Name == n {
+			known = true
+		}
+	}
+	if !known {
+		return configErrorf("unknown --dataset-name %q (supported: %s)", c.Name, strings.Join(Names, ", "))
+	}
+	switch c.Name {
+	case Random, PrefixRepetition:
+		if c.Path != "" {
+			return configErrorf("--dataset-path is not allowed with --dataset-name %s", c.Name)
+		}
+	default:
+		if c.Path == "" {
+			return configErrorf("--dataset-name %s needs --dataset-path", c.Name)
+		}
+	}
+	if c.Name != Custom && c.NumPrompts < 0 {
+		return configErrorf("--num-prompts must be positive, got %d", c.NumPrompts)
+	}
+	if c.Seed < 0 {
+		return configErrorf("--seed must be non-negative, got %d (NumPy's default_rng refuses negative seeds)", c.Seed)
+	}
+	if _, err := ParseRangeRatio(c.RandomRangeRatio); err != nil {
+		return err
+	}
+	for _, v := range []struct {
+		name string
+		val  int
+	}{
+		{"--random-input-len", c.RandomInputLen},
+		{"--random-output-len", c.RandomOutputLen},
+		{"--random-prefix-len", c.RandomPrefixLen},
+		{"--sharegpt-output-len", c.SharegptOutputLen},
+		{"--hf-output-len", c.HFOutputLen},
+		{"--input-len", c.InputLen},
+		{"--output-len", c.OutputLen},
+		{"--prefix-repetition-prefix-len", c.PrefixRepetitionPrefixLen},
+		{"--prefix-repetition-suffix-len", c.PrefixRepetitionSuffixLen},
+		{"--prefix-repetition-num-prefixes", c.PrefixRepetitionNumPrefixes},
+		{"--prefix-repetition-output-len", c.PrefixRepetitionOutputLen},
+	} {
+		if v.val < 0 {
+			return configErrorf("%s must not be negative, got %d", v.name, v.val)
+		}
+	}
+	if c.CustomOutputLen < -1 {
+		return configErrorf("--custom-output-len must be -1 (from the file) or positive, got %d", c.CustomOutputLen)
+	}
+	if c.PrefixRepetitionZipf < 0 {
+		return configErrorf("--prefix-repetition-zipf must be >= 0, got %g", c.PrefixRepetitionZipf)
+	}
+	if c.InputLenDist != "" {
+		if _, err := ParseLengthDist(c.InputLenDist); err != nil {
+			return fmt.Errorf("--input-len-dist: %w", err)
+		}
+		if c.Name != Random {
+			return configErrorf("--input-len-dist applies to --dataset-name random only")
+		}
+	}
+	if c.OutputLenDist != "" {
+		if _, err := ParseLengthDist(c.OutputLenDist); err != nil {
+			return fmt.Errorf("--output-len-dist: %w", err)
+		}
+	}
+	return nil
+}
+
+// Load samples the requests cfg describes. tok may be nil (vLLM's
+// --skip-tokenizer-init): then token counts are estimates and a warning
+// says so. Warnings are things the user should see but that do not stop
+// the run. Errors name the file and line or row at fault.
+//
+// Pass a nil interface for "no tokenizer", not a typed nil pointer.
+func Load(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	cfg = cfg.withDefaults()
+	var (
+		reqs []Request
+		warn []string
+		err  error
+	)
+	switch cfg.Name {
+	case Random:
+		reqs, warn, err = sampleRandom(cfg, tok)
+	case ShareGPT:
+		reqs, warn, err = loadShareGPT(ctx, cfg, tok)
+	case Custom:
+		reqs, warn, err = loadCustom(ctx, cfg, tok)
+	case HF:
+		reqs, warn, err = loadHF(ctx, cfg, tok)
+	case PrefixRepetition:
+		reqs, warn, err = samplePrefixRepetition(cfg, tok)
+	}
+	if err != nil {
+		return nil, warn, err
+	}
+	if cfg.OutputLenDist != "" {
+		d, _ := ParseLengthDist(cfg.OutputLenDist)
+		lens := d.Sample(cfg.Seed, 1, len(reqs))
+		for i := range reqs {
+			reqs[i].OutputLen = lens[i]
+		}
+	}
+	return reqs, warn, nil
+}

@@ -1,0 +1,124 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/tokenizer"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/dataset")
+
+// repoTestdata is the repository's shared testdata folder.
+func repoTestdata(parts ...string) string {
+	return filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...)
+}
+
+var (
+	tokMu    sync.Mutex
+	tokCache = map[string]*tokenizer.Tokenizer{}
+)
+
+// realTokenizer loads one of the committed tokenizers (gpt2, mistral7b).
+func realTokenizer(tb testing.TB, name string) Tokenizer {
+	tb.Helper()
+	tokMu.Lock()
+	defer tokMu.Unlock()
+	if t, ok := tokCache[name]; ok {
+		return t
+	}
+	dir := repoTestdata("tokenizer", name)
+	f, err := os.Open(filepath.Join(dir, "tokenizer.json.gz"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	data, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	t, err := tokenizer.Parse(name, data, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tokCache[name] = t
+	return t
+}
+
+// idTok is an exact test tokenizer: id n decodes to "[n]" and "[n]" encodes
+// back to n, so decode/re-encode never changes a sequence and the sampler's
+// draws can be checked one for one. Any other byte encodes to its value.
+type idTok struct {
+	vocab   int
+	special []int
+	bos     bool
+}
+
+func (t idTok) Encode(text string, add bool) []int {
+	var out []int
+	if add && t.bos {
+		out = append(out, t.special[0])
+	}
+	for len(text) > 0 {
+		if text[0] == '[' {
+			if end := strings.IndexByte(text, ']'); end > 0 {
+				if n, err := strconv.Atoi(text[1:end]); err == nil {
+					out = append(out, n)
+					text = text[end+1:]
+					continue
+				}
+			}
+		}
+		out = append(out, int(text[0])%t.vocab)
+		text = text[1:]
+	}
+	return out
+}
+
+func (t idTok) Decode(ids []int) string {
+	var b bytes.Buffer
+	for _, id := range ids {
+		fmt.Fprintf(&b, "[%d]", id)
+	}
+	return b.String()
+}
+func (t idTok) VocabSize() int    { return t.vocab }
+func (t idTok) SpecialIDs() []int { return t.special }
+func (t idTok) NumSpecialTokensToAdd() int {
+	if t.bos {
+		return 1
+	}
+	return 0
+}
+func (t idTok) CountTokens(s string) int { return len(t.Encode(s, false)) }
+func (t idTok) ID() string               { return "idtok" }
+
+// writeFile writes content under dir and returns its path.
+func writeFile(tb testing.TB, dir, name, content string) string {
+	tb.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
