@@ -62,6 +62,9 @@ type AWSConfig struct {
 	credentials aws.CredentialsProvider
 }
 
+// ErrNoRegion is returned by New when no region is configured anywhere.
+var ErrNoRegion = errors.New("no AWS region: pass --region or set AWS_REGION (required even with --endpoint-url: the region is part of the request signature)")
+
 // loadAWS resolves the configuration once for every client of a run:
 // region (required), credentials (retrieved now, with a deadline, so a
 // missing credential fails here and not inside the first measured request),
@@ -121,7 +124,7 @@ func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
 		return aws.Config{}, fmt.Errorf("loading AWS configuration: %w", err)
 	}
 	if cfg.Region == "" {
-		return aws.Config{}, errors.New("no AWS region: pass --region or set AWS_REGION (required even with --endpoint-url, the region is part of the request signature)")
+		return aws.Config{}, ErrNoRegion
 	}
 	cfg.HTTPClient = &readOnlyBodyClient{inner: cfg.HTTPClient}
 	cfg.RetryMaxAttempts = 1

@@ -1,0 +1,248 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/sagemaker"
+	"github.com/llmbench/llmbench/internal/cloudwatch"
+	"github.com/llmbench/llmbench/internal/cost"
+)
+
+// sageMakerFlags holds the flags of "--backend sagemaker", the CloudWatch
+// read-back and the cost estimate. The run command binds them with
+// bindSageMakerFlags and, after a run, calls cloudWatch, writeCloudWatch,
+// costEstimate and writeAfterRun.
+type sageMakerFlags struct {
+	endpointName            string
+	region                  string
+	profile                 string
+	endpointURL             string
+	targetVariant           string
+	targetContainerHostname string
+	inferenceComponent      string
+	customAttributes        string
+	payloadFormat           string
+	readTimeout             time.Duration
+	disableIMDS             bool
+
+	cloudwatch     bool
+	cloudwatchWait time.Duration
+
+	instanceType  string
+	instanceCount int
+	pricePerHour  float64
+
+	// backend is the SageMaker backend built by newBackend; its AWS
+	// configuration (region, credentials) is reused for CloudWatch.
+	backend *sagemaker.Backend
+}
+
+// bindSageMakerFlags declares the SageMaker, CloudWatch and cost flags on
+// fs.
+func bindSageMakerFlags(fs *pflag.FlagSet) *sageMakerFlags {
+	f := &sageMakerFlags{}
+	fs.StringVar(&f.endpointName, "endpoint-name", "", "SageMaker endpoint to benchmark (--backend sagemaker)")
+	fs.StringVar(&f.region, "region", "", "AWS region of the endpoint (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region); required")
+	fs.StringVar(&f.profile, "profile", "", "AWS shared config profile (default: AWS_PROFILE or \"default\")")
+	fs.StringVar(&f.endpointURL, "endpoint-url", "", "send SageMaker Runtime calls to this URL instead of AWS (llmbench proxy or sim, a VPC endpoint)")
+	fs.StringVar(&f.targetVariant, "target-variant", "", "production variant to invoke (X-Amzn-SageMaker-Target-Variant); also the CloudWatch VariantName")
+	fs.StringVar(&f.targetContainerHostname, "target-container-hostname", "", "container of a multi-container endpoint to invoke")
+	fs.StringVar(&f.inferenceComponent, "inference-component", "", "inference component to invoke (endpoints hosting components)")
+	fs.StringVar(&f.customAttributes, "custom-attributes", "", "opaque X-Amzn-SageMaker-Custom-Attributes value passed to the container (never printed or saved)")
+	fs.StringVar(&f.payloadFormat, "payload-format", string(sagemaker.FormatOpenAIChat), "container request/stream format: openai-chat (vLLM container, chat), openai (completions), tgi, lmi")
+	fs.DurationVar(&f.readTimeout, "sagemaker-read-timeout", sagemaker.DefaultReadTimeout, "fail a SageMaker stream that sends nothing for this long (0 = never)")
+	fs.BoolVar(&f.disableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
+	fs.BoolVar(&f.cloudwatch, "cloudwatch", false, "after a SageMaker run, read the endpoint's CloudWatch metrics (ModelLatency, OverheadLatency, Invocations, 4XX/5XX) for the run window")
+	fs.DurationVar(&f.cloudwatchWait, "cloudwatch-wait", 5*time.Minute, "how long to keep polling CloudWatch for the run's datapoints (they appear minutes late)")
+	fs.StringVar(&f.instanceType, "instance-type", "", "endpoint instance type (e.g. ml.g5.2xlarge) for cost figures from the built-in us-east-1 price table")
+	fs.IntVar(&f.instanceCount, "instance-count", 1, "number of instances behind the endpoint, for cost figures")
+	fs.Float64Var(&f.pricePerHour, "price-per-hour", 0, "USD per instance-hour for cost figures (overrides the built-in table)")
+	return f
+}
+
+// config turns the flags into the backend's configuration; input errors
+// are *UsageError. concurrency is the most requests in flight
+// (--max-concurrency, or --num-prompts when unlimited).
+func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
+	format, err := sagemaker.ParseFormat(f.payloadFormat)
+	if err != nil {
+		return sagemaker.Config{}, &UsageError{Err: fmt.Errorf("--payload-format: %w", err)}
+	}
+	if f.instanceCount < 1 {
+		return sagemaker.Config{}, usageErrorf("--instance-count must be at least 1, got %d", f.instanceCount)
+	}
+	if f.cloudwatchWait < 0 {
+		return sagemaker.Config{}, usageErrorf("--cloudwatch-wait must not be negative")
+	}
+	if _, _, _, err := cost.Resolve(f.instanceType, f.pricePerHour); err != nil {
+		return sagemaker.Config{}, &UsageError{Err: err}
+	}
+	readTimeout := f.readTimeout
+	if readTimeout == 0 {
+		readTimeout = -1 // the flag's 0 means never; the config's 0 means default
+	}
+	cfg := sagemaker.Config{
+		EndpointName:            f.endpointName,
+		Format:                  format,
+		TargetVariant:           f.targetVariant,
+		TargetContainerHostname: f.targetContainerHostname,
+		InferenceComponent:      f.inferenceComponent,
+		CustomAttributes:        f.customAttributes,
+		AWS: sagemaker.AWSConfig{
+			Region:      f.region,
+			Profile:     f.profile,
+			EndpointURL: f.endpointURL,
+			DisableIMDS: f.disableIMDS,
+			Concurrency: concurrency,
+			ReadTimeout: readTimeout,
+		},
+	}
+	if err := cfg.Validate(); err != nil {
+		return sagemaker.Config{}, &UsageError{Err: err}
+	}
+	return cfg, nil
+}
+
+// newBackend validates the flags, resolves region and credentials (failing
+// within seconds when there are none) and returns the SageMaker backend.
+// Flag mistakes and a missing region are *UsageError; missing credentials
+// are a plain error whose message says what to set.
+func (f *sageMakerFlags) newBackend(ctx context.Context, concurrency int) (backend.Backend, error) {
+	cfg, err := f.config(concurrency)
+	if err != nil {
+		return nil, err
+	}
+	b, err := sagemaker.New(ctx, cfg)
+	if err != nil {
+		if errors.Is(err, sagemaker.ErrNoRegion) {
+			return nil, &UsageError{Err: err}
+		}
+		return nil, err
+	}
+	f.backend = b
+	return b, nil
+}
+
+// resultInfo is what a saved result records of the SageMaker settings:
+// never the custom attributes' value or anything from the credentials.
+func (f *sageMakerFlags) resultInfo() map[string]any {
+	m := map[string]any{
+		"endpoint_name":  f.endpointName,
+		"payload_format": f.payloadFormat,
+	}
+	add := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	region := f.region
+	if f.backend != nil {
+		region = f.backend.AWS().Region
+	}
+	add("region", region)
+	add("endpoint_url", f.endpointURL)
+	add("target_variant", f.targetVariant)
+	add("target_container_hostname", f.targetContainerHostname)
+	add("inference_component", f.inferenceComponent)
+	if f.customAttributes != "" {
+		m["custom_attributes"] = "[redacted]"
+	}
+	add("instance_type", f.instanceType)
+	return m
+}
+
+// cloudWatch reads the endpoint's CloudWatch metrics for a run that sent
+// requests invocations (warm-ups included) between start and end (wall
+// clock), polling up to --cloudwatch-wait. It returns nil, nil when
+// --cloudwatch is off. Call it after newBackend. The CloudWatch client uses
+// the run's region and credentials, the real CloudWatch endpoint (not
+// --endpoint-url, which points at SageMaker Runtime), or
+// AWS_ENDPOINT_URL_CLOUDWATCH when set.
+func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, requests int) (*cloudwatch.Summary, error) {
+	if !f.cloudwatch {
+		return nil, nil
+	}
+	if f.backend == nil {
+		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
+	}
+	client := cloudwatch.NewClient(f.backend.AWS(), "")
+	return cloudwatch.Fetch(ctx, client, cloudwatch.Query{
+		EndpointName:       f.endpointName,
+		VariantName:        f.targetVariant,
+		InferenceComponent: f.inferenceComponent,
+		Start:              start,
+		End:                end,
+		Requests:           requests,
+		Wait:               f.cloudwatchWait,
+	})
+}
+
+// writeCloudWatch prints the CloudWatch section beside the client's mean
+// E2EL and TTFT in ms (NaN when not available).
+func (f *sageMakerFlags) writeCloudWatch(w io.Writer, s *cloudwatch.Summary, clientE2ELms, clientTTFTms float64) error {
+	if s == nil {
+		return nil
+	}
+	return cloudwatch.WriteTable(w, s, clientE2ELms, clientTTFTms)
+}
+
+// costEstimate prices the run from --price-per-hour or --instance-type;
+// nil, nil when neither was given. duration is the benchmark duration,
+// requests the completed requests, outputTokens the total output tokens.
+func (f *sageMakerFlags) costEstimate(duration time.Duration, requests, outputTokens int) (*cost.Estimate, error) {
+	price, source, ok, err := cost.Resolve(f.instanceType, f.pricePerHour)
+	if err != nil || !ok {
+		return nil, err
+	}
+	e, err := cost.Compute(f.instanceType, price, max(f.instanceCount, 1), duration, requests, outputTokens, source)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// writeAfterRun prints the cost section (when est is not nil) and, for a
+// SageMaker run against AWS (no --endpoint-url), the reminder that the
+// endpoint bills until deleted, with the command that deletes it.
+func (f *sageMakerFlags) writeAfterRun(w io.Writer, est *cost.Estimate) error {
+	if est != nil {
+		if err := est.Write(w); err != nil {
+			return err
+		}
+	}
+	if f.endpointName == "" || isLoopbackURL(f.endpointURL) {
+		return nil // a local proxy or simulator bills nobody
+	}
+	region := f.region
+	if f.backend != nil {
+		region = f.backend.AWS().Region
+	}
+	return cost.WriteEndpointReminder(w, f.endpointName, region)
+}
+
+// isLoopbackURL reports a URL whose host is this machine (our proxy or
+// simulator); a VPC endpoint URL still reaches a billed endpoint.
+func isLoopbackURL(raw string) bool {
+	if raw == "" {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/sim"
+)
+
+// awsTestEnv isolates the AWS environment and sets static test keys.
+func awsTestEnv(t *testing.T, withKeys bool) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, k := range []string{"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
+		"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_ENDPOINT_URL", "AWS_CA_BUNDLE", "AWS_MAX_ATTEMPTS"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(home, "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(home, "none"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	if withKeys {
+		t.Setenv("AWS_ACCESS_KEY_ID", "AKIDCLITEST")
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "cli-test-secret")
+	}
+}
+
+func parseSageMakerFlags(t *testing.T, args ...string) *sageMakerFlags {
+	t.Helper()
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	f := bindSageMakerFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestSageMakerFlagsAgainstSim builds the backend from flags and sends one
+// request per payload format to the simulator's SageMaker API over real
+// HTTP.
+func TestSageMakerFlagsAgainstSim(t *testing.T) {
+	awsTestEnv(t, true)
+	for _, format := range []struct{ flag, sim string }{
+		{"openai-chat", sim.FormatOpenAI}, {"openai", sim.FormatOpenAI}, {"tgi", sim.FormatTGI}, {"lmi", sim.FormatLMI},
+	} {
+		t.Run(format.flag, func(t *testing.T) {
+			cfg := sim.DefaultConfig()
+			cfg.Mode = sim.ModeFixed
+			cfg.TTFT, cfg.ITL = time.Millisecond, time.Millisecond
+			cfg.PayloadFormat = format.sim
+			srv, err := sim.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			hs := httptest.NewServer(srv.Handler())
+			defer hs.Close()
+			f := parseSageMakerFlags(t, "--endpoint-name", "my-endpoint", "--region", "eu-west-1",
+				"--endpoint-url", hs.URL, "--payload-format", format.flag)
+			b, err := f.newBackend(context.Background(), 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var resp backend.Response
+			b.Send(context.Background(), &backend.Request{ID: "r1", Model: cfg.Model, Prompt: "tell me a story", MaxTokens: 12, IgnoreEOS: true}, &resp)
+			if resp.Err != nil {
+				t.Fatalf("Send: %v (%s)", resp.Err, resp.ErrClass)
+			}
+			if resp.CompletionTokens == nil || *resp.CompletionTokens != 12 || resp.FinishReason != "length" || resp.Text == "" {
+				t.Errorf("tokens %v finish %q text %q", resp.CompletionTokens, resp.FinishReason, resp.Text)
+			}
+			// A loopback endpoint URL bills nobody: no reminder.
+			var out bytes.Buffer
+			if err := f.writeAfterRun(&out, nil); err != nil || out.Len() != 0 {
+				t.Errorf("after-run output %q, %v", out.String(), err)
+			}
+		})
+	}
+}
+
+func TestSageMakerFlagErrors(t *testing.T) {
+	awsTestEnv(t, true)
+	tests := []struct {
+		args  []string
+		want  string
+		usage bool
+	}{
+		{[]string{"--endpoint-name", "ep", "--region", "us-east-1", "--payload-format", "bedrock"}, "--payload-format", true},
+		{[]string{"--region", "us-east-1"}, "--endpoint-name is required", true},
+		{[]string{"--endpoint-name", "ep"}, "no AWS region", true},
+		{[]string{"--endpoint-name", "ep", "--region", "us-east-1", "--instance-type", "ml.x9.huge"}, "--price-per-hour", true},
+		{[]string{"--endpoint-name", "ep", "--region", "us-east-1", "--instance-count", "0"}, "--instance-count", true},
+		{[]string{"--endpoint-name", "ep", "--region", "us-east-1", "--endpoint-url", "http://u:p@127.0.0.1:1"}, "user info", true},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			f := parseSageMakerFlags(t, tt.args...)
+			_, err := f.newBackend(context.Background(), 1)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			var ue *UsageError
+			if errors.As(err, &ue) != tt.usage {
+				t.Errorf("usage error = %v, want %v", errors.As(err, &ue), tt.usage)
+			}
+		})
+	}
+	t.Run("no credentials", func(t *testing.T) {
+		awsTestEnv(t, false)
+		f := parseSageMakerFlags(t, "--endpoint-name", "ep", "--region", "us-east-1")
+		began := time.Now()
+		_, err := f.newBackend(context.Background(), 1)
+		if err == nil || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
+			t.Fatalf("err = %v", err)
+		}
+		if time.Since(began) > 5*time.Second {
+			t.Errorf("took %v", time.Since(began))
+		}
+	})
+}
+
+// TestSageMakerAfterRun: cost section and the delete-endpoint reminder for
+// a real endpoint; result info never carries the custom attributes.
+func TestSageMakerAfterRun(t *testing.T) {
+	awsTestEnv(t, true)
+	f := parseSageMakerFlags(t, "--endpoint-name", "prod-ep", "--region", "us-west-2", "--instance-type", "ml.g5.2xlarge",
+		"--custom-attributes", "tenant=secret-value")
+	if _, err := f.newBackend(context.Background(), 8); err != nil {
+		t.Fatal(err)
+	}
+	est, err := f.costEstimate(2*time.Minute, 200, 100_000)
+	if err != nil || est == nil {
+		t.Fatalf("costEstimate: %v %v", est, err)
+	}
+	var out bytes.Buffer
+	if err := f.writeAfterRun(&out, est); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Cost (approximate)", "ml.g5.2xlarge x1", "aws sagemaker delete-endpoint --endpoint-name prod-ep --region us-west-2"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	info := f.resultInfo()
+	if info["custom_attributes"] != "[redacted]" || info["region"] != "us-west-2" {
+		t.Errorf("result info %v", info)
+	}
+	for _, v := range info {
+		if s, _ := v.(string); strings.Contains(s, "secret-value") {
+			t.Errorf("custom attributes leaked into result info: %v", info)
+		}
+	}
+	none := parseSageMakerFlags(t, "--endpoint-name", "ep")
+	if est, err := none.costEstimate(time.Minute, 1, 1); est != nil || err != nil {
+		t.Errorf("no price given: %v %v", est, err)
+	}
+	if s, err := none.cloudWatch(context.Background(), time.Now(), time.Now(), 1); s != nil || err != nil {
+		t.Errorf("--cloudwatch off: %v %v", s, err)
+	}
+}
+
+func TestIsLoopbackURL(t *testing.T) {
+	for in, want := range map[string]bool{
+		"http://127.0.0.1:8080": true, "http://localhost:1": true, "http://[::1]:9": true,
+		"https://vpce-1.runtime.sagemaker.us-east-1.vpce.amazonaws.com": false, "": false,
+	} {
+		if got := isLoopbackURL(in); got != want {
+			t.Errorf("isLoopbackURL(%q) = %v", in, got)
+		}
+	}
+}
