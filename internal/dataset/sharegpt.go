@@ -68,8 +68,8 @@ func lineCol(data []byte, off int64) (int, int) {
 func jsonErr(path string, data []byte, dec *json.Decoder, err error, what string) error {
 	var se *json.SyntaxError
 	off := dec.InputOffset()
-	if errors.As(err, &se) {
-		off = se.Offset
+	if errors.As(err, &se) && se.Offset > 0 {
+		off = se.Offset - 1 // the offending byte
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -101,7 +101,8 @@ func parseShareGPT(path string, data []byte) ([]shareGPTEntry, int, error) {
 		return nil, 0, jsonErr(path, data, dec, err, what)
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		line, col := lineCol(data, dec.InputOffset())
+		first := len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
+		line, col := lineCol(data, int64(first))
 		return nil, 0, fmt.Errorf("%s:%d:%d: %s", path, line, col, what)
 	}
 	lc := newLineCounter(data)
@@ -110,7 +111,6 @@ func parseShareGPT(path string, data []byte) ([]shareGPTEntry, int, error) {
 		entry struct {
 			Conversations json.RawMessage `json:"conversations"`
 		}
-		turns []json.RawMessage
 	)
 	total := 0
 	for dec.More() {
@@ -132,7 +132,9 @@ func parseShareGPT(path string, data []byte) ([]shareGPTEntry, int, error) {
 			// No "conversations" list (or null): vLLM's filter drops it.
 			continue
 		}
-		turns = turns[:0]
+		// A fresh slice each time: decoding into a reused []RawMessage
+		// would overwrite the turns kept from earlier entries.
+		var turns []json.RawMessage
 		if err := json.Unmarshal(c, &turns); err != nil {
 			return nil, 0, fmt.Errorf("%s:%d: entry %d: conversations: %v", path, line, idx, err)
 		}

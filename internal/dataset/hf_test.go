@@ -1,0 +1,343 @@
+package dataset
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/hfhub"
+	"github.com/parquet-go/parquet-go"
+)
+
+type pqTurn struct {
+	From  string `parquet:"from"`
+	Value string `parquet:"value"`
+}
+
+type pqConvRow struct {
+	ID            string   `parquet:"id"`
+	Conversations []pqTurn `parquet:"conversations,list"`
+}
+
+type pqMsg struct {
+	Role    string `parquet:"role"`
+	Content string `parquet:"content"`
+}
+
+type pqMsgRow struct {
+	Messages []pqMsg `parquet:"messages,list"`
+}
+
+type pqAlpacaRow struct {
+	Instruction string `parquet:"instruction"`
+	Input       string `parquet:"input"`
+	Output      string `parquet:"output"`
+}
+
+type pqOddRow struct {
+	Title string `parquet:"title"`
+	Score int64  `parquet:"score"`
+}
+
+func parquetBytes[T any](tb testing.TB, rows []T) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[T](&buf)
+	if _, err := w.Write(rows); err != nil {
+		tb.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// convRows makes n ShareGPT-style rows whose prompts pass vLLM's filter.
+func convRows(prefix string, n int) []pqConvRow {
+	rows := make([]pqConvRow, n)
+	for i := range rows {
+		rows[i] = pqConvRow{ID: fmt.Sprintf("%s-%d", prefix, i), Conversations: []pqTurn{
+			{"human", fmt.Sprintf("%s question number %d: how do tides work near a narrow bay?", prefix, i)},
+			{"gpt", fmt.Sprintf("%s answer %d: the moon pulls the water and the bay funnels it into a higher range.", prefix, i)},
+		}}
+	}
+	return rows
+}
+
+func TestHFLocalFilesAndLayouts(t *testing.T) {
+	t.Parallel()
+	tok := realTokenizer(t, "gpt2")
+	dir := t.TempDir()
+	writeFile(t, dir, "conv/data/train-00000-of-00001.parquet", string(parquetBytes(t, convRows("train", 12))))
+	writeFile(t, dir, "conv/data/test-00000-of-00001.parquet", string(parquetBytes(t, convRows("test", 5))))
+	writeFile(t, dir, "conv/README.md", "# not data\n")
+	writeFile(t, dir, "msgs.parquet", string(parquetBytes(t, []pqMsgRow{
+		{Messages: []pqMsg{{"user", "Name three rivers in South America, please."}, {"assistant", "The Amazon, the Paraná and the Orinoco."}}},
+	})))
+	writeFile(t, dir, "alpaca.parquet", string(parquetBytes(t, []pqAlpacaRow{
+		{Instruction: "Sort these words alphabetically.", Input: "pear apple fig", Output: "The sorted words are: apple, fig, pear."},
+	})))
+	writeFile(t, dir, "rows.jsonl", `{"question": "What is the tallest mountain in Africa?", "answer": "Mount Kilimanjaro, at about 5,895 metres."}`+"\n")
+	writeFile(t, dir, "rows.json", `[{"prompt": "Give one tip for better sleep."}, {"prompt": "And another one, please?"}]`)
+	writeFile(t, dir, "odd.parquet", string(parquetBytes(t, []pqOddRow{{"A short title about river tides", 1}})))
+
+	for _, tc := range []struct {
+		name, path, split, column string
+		outLen, n                 int
+		wantPrompt                string // first request's prompt (shuffle off)
+		wantOut                   int    // -1: completion token count
+		wantWarn                  string
+	}{
+		{"parquet conversations, train split", "conv", "", "", 0, 12, "train question number 0: how do tides work near a narrow bay?", -1, ""},
+		{"test split", "conv", "test", "", 0, 5, "test question number 0: how do tides work near a narrow bay?", -1, ""},
+		{"messages", "msgs.parquet", "", "", 0, 1, "Name three rivers in South America, please.", -1, ""},
+		{"alpaca instruction + input", "alpaca.parquet", "", "", 0, 1, "Sort these words alphabetically.\n\npear apple fig", -1, ""},
+		{"jsonl question/answer", "rows.jsonl", "", "", 0, 1, "What is the tallest mountain in Africa?", -1, ""},
+		{"json array, no completion", "rows.json", "", "", 0, 2, "Give one tip for better sleep.", 256, "no completion"},
+		{"fixed output length", "rows.json", "", "", 77, 2, "Give one tip for better sleep.", 77, ""},
+		{"named column", "odd.parquet", "", "title", 5, 1, "A short title about river tides", 5, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Name: HF, Path: filepath.Join(dir, tc.path), HFSplit: tc.split, HFPromptColumn: tc.column,
+				HFOutputLen: tc.outLen, NumPrompts: tc.n, DisableShuffle: true, SkipChatTemplate: true}
+			reqs, warns, err := Load(t.Context(), cfg, tok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(reqs) != tc.n {
+				t.Fatalf("%d requests, want %d", len(reqs), tc.n)
+			}
+			r := reqs[0]
+			if r.Prompt != tc.wantPrompt {
+				t.Errorf("prompt %q, want %q", r.Prompt, tc.wantPrompt)
+			}
+			if r.PromptLen != len(tok.Encode(r.Prompt, true)) {
+				t.Errorf("prompt_len %d", r.PromptLen)
+			}
+			if tc.wantOut >= 0 && r.OutputLen != tc.wantOut {
+				t.Errorf("output_len %d, want %d", r.OutputLen, tc.wantOut)
+			}
+			if tc.wantOut < 0 && r.OutputLen < 4 {
+				t.Errorf("output_len %d should be the completion's token count", r.OutputLen)
+			}
+			if (tc.wantWarn == "") != (len(warns) == 0) || (tc.wantWarn != "" && !strings.Contains(strings.Join(warns, "|"), tc.wantWarn)) {
+				t.Errorf("warnings %v, want %q", warns, tc.wantWarn)
+			}
+		})
+	}
+
+	for _, tc := range []struct {
+		name, path, split, column string
+		want                      []string
+	}{
+		{"no usable column", "odd.parquet", "", "", []string{"odd.parquet row 0", "no usable prompt column", "score, title", "--hf-prompt-column"}},
+		{"unknown column", "rows.json", "", "body", []string{"rows.json:1", "no column \"body\"", "prompt"}},
+		{"unknown split", "conv", "validation", "", []string{"conv", "split \"validation\"", "train-00000-of-00001.parquet"}},
+		{"not data", "conv/README.md", "", "", []string{"README.md", "not JSON, JSON lines or Parquet"}},
+		{"neither path nor id", "no/such/thing", "", "", []string{"no/such/thing", "not a dataset id"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Name: HF, Path: filepath.Join(dir, tc.path), HFSplit: tc.split, HFPromptColumn: tc.column, NumPrompts: 1,
+				Hub: &hfhub.Client{CacheDir: t.TempDir(), Offline: true}}
+			if tc.name == "neither path nor id" {
+				cfg.Path = tc.path
+			}
+			_, _, err := Load(t.Context(), cfg, tok)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// fakeHub serves one dataset repository the way the Hugging Face hub does:
+// the revision API (commit + file list) and resolve/ downloads with
+// X-Repo-Commit and ETag headers. It demands a bearer token.
+type fakeHub struct {
+	repo, sha, token string
+	files            map[string][]byte
+	downloads        atomic.Int32
+}
+
+func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Authorization") != "Bearer "+h.token {
+		http.Error(w, "unauthorized", http.StatusUnauthorized)
+		return
+	}
+	if r.URL.Path == "/api/datasets/"+h.repo+"/revision/main" {
+		var sib []map[string]string
+		for name := range h.files {
+			sib = append(sib, map[string]string{"rfilename": name})
+		}
+		sib = append(sib, map[string]string{"rfilename": ".gitattributes"})
+		json.NewEncoder(w).Encode(map[string]any{"sha": h.sha, "siblings": sib})
+		return
+	}
+	prefix := "/datasets/" + h.repo + "/resolve/" + h.sha + "/"
+	name, ok := strings.CutPrefix(r.URL.Path, prefix)
+	data, exists := h.files[name]
+	if !ok || !exists {
+		w.Header().Set("X-Error-Code", "EntryNotFound")
+		http.NotFound(w, r)
+		return
+	}
+	sum := sha256.Sum256(data)
+	w.Header().Set("X-Repo-Commit", h.sha)
+	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:])+`"`)
+	w.Header().Set("Content-Length", fmt.Sprint(len(data)))
+	if r.Method == http.MethodGet {
+		h.downloads.Add(1)
+		w.Write(data)
+	}
+}
+
+func TestHFFakeHubThenOfflineCache(t *testing.T) {
+	t.Parallel()
+	tok := realTokenizer(t, "gpt2")
+	hub := &fakeHub{repo: "acme/tides", sha: strings.Repeat("ab", 20), token: "hf_test_secret", files: map[string][]byte{
+		"data/train-00000-of-00001.parquet": parquetBytes(t, convRows("train", 30)),
+		"data/test-00000-of-00001.parquet":  parquetBytes(t, convRows("test", 3)),
+		"README.md":                         []byte("# card\n"),
+	}}
+	srv := httptest.NewServer(hub)
+	defer srv.Close()
+	cache := t.TempDir()
+	online := &hfhub.Client{Endpoint: srv.URL, Token: hub.token, CacheDir: cache, HTTP: srv.Client()}
+	cfg := Config{Name: HF, Path: "acme/tides", NumPrompts: 10, Seed: 3, Hub: online}
+	first, warns, err := Load(t.Context(), cfg, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) != 10 {
+		t.Fatalf("%d requests", len(first))
+	}
+	for _, r := range first {
+		if !strings.HasPrefix(r.Prompt, "train question") {
+			t.Errorf("prompt from the wrong split: %q", r.Prompt)
+		}
+	}
+	if got := hub.downloads.Load(); got != 1 {
+		t.Errorf("%d downloads, want 1 (the train split only)", got)
+	}
+	if !strings.Contains(strings.Join(warns, "|"), "downloaded 1 file") {
+		t.Errorf("warnings %v", warns)
+	}
+	for _, w := range warns {
+		if strings.Contains(w, hub.token) {
+			t.Fatal("a warning leaks the token")
+		}
+	}
+	// huggingface_hub's layout: refs/main -> commit, snapshot symlink to a blob.
+	ref, err := os.ReadFile(filepath.Join(cache, "datasets--acme--tides", "refs", "main"))
+	if err != nil || string(ref) != hub.sha {
+		t.Fatalf("refs/main = %q, %v", ref, err)
+	}
+	snapFile := filepath.Join(cache, "datasets--acme--tides", "snapshots", hub.sha, "data", "train-00000-of-00001.parquet")
+	if st, err := os.Lstat(snapFile); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("snapshot file %s: %v (want a symlink to blobs/)", snapFile, err)
+	}
+
+	// Offline, from the cache alone: the same requests.
+	srv.Close()
+	cfg.Hub = &hfhub.Client{CacheDir: cache, Offline: true}
+	second, _, err := Load(t.Context(), cfg, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(first) != fmt.Sprint(second) {
+		t.Error("offline load from the cache differs from the online load")
+	}
+	// The test split was not downloaded, and offline cannot fetch it.
+	cfg.HFSplit = "test"
+	_, _, err = Load(t.Context(), cfg, tok)
+	if err == nil || !strings.Contains(err.Error(), "split \"test\"") {
+		t.Errorf("offline test split: %v", err)
+	}
+	cfg.Path, cfg.HFSplit = "acme/other", ""
+	_, _, err = Load(t.Context(), cfg, tok)
+	if err == nil || !strings.Contains(err.Error(), "HF_HUB_OFFLINE") {
+		t.Errorf("offline missing dataset: %v", err)
+	}
+}
+
+func TestHFFakeHubErrors(t *testing.T) {
+	t.Parallel()
+	tok := realTokenizer(t, "gpt2")
+	hub := &fakeHub{repo: "acme/tides", sha: strings.Repeat("cd", 20), token: "right", files: map[string][]byte{
+		"notes.txt": []byte("no data here"),
+	}}
+	srv := httptest.NewServer(hub)
+	defer srv.Close()
+	for _, tc := range []struct {
+		name, token, repo string
+		want              []string
+	}{
+		{"bad token", "wrong", "acme/tides", []string{"acme/tides", "HF_TOKEN"}},
+		{"no such dataset", "right", "acme/none", []string{"acme/none", "404"}},
+		{"no data files", "right", "acme/tides", []string{"acme/tides", "no data files"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Config{Name: HF, Path: tc.repo, NumPrompts: 1,
+				Hub: &hfhub.Client{Endpoint: srv.URL, Token: tc.token, CacheDir: t.TempDir(), HTTP: srv.Client()}}
+			_, _, err := Load(t.Context(), cfg, tok)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "right") || strings.Contains(err.Error(), "wrong") {
+				t.Errorf("error leaks the token: %v", err)
+			}
+		})
+	}
+}
+
+func TestSelectFiles(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		files         []string
+		subset, split string
+		given         bool
+		want          string
+	}{
+		{"single file repo is train", []string{"sharegpt.json"}, "", "train", false, "sharegpt.json"},
+		{"split by file name", []string{"data/train-0.parquet", "data/test-0.parquet"}, "", "test", true, "data/test-0.parquet"},
+		{"split by folder", []string{"train/a.jsonl", "validation/a.jsonl"}, "", "validation", true, "validation/a.jsonl"},
+		{"subset folder", []string{"main/train-0.parquet", "socratic/train-0.parquet"}, "socratic", "train", false, "socratic/train-0.parquet"},
+		{"underscore split", []string{"x_train.jsonl", "x_test.jsonl"}, "", "train", false, "x_train.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := selectFiles(tc.files, tc.subset, tc.split, tc.given)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, ",") != tc.want {
+				t.Errorf("got %v, want %s", got, tc.want)
+			}
+		})
+	}
+	if _, err := selectFiles([]string{"data/train-0.parquet"}, "", "test", true); err == nil {
+		t.Error("missing split should fail")
+	}
+	if _, err := selectFiles([]string{"a.jsonl"}, "", "test", true); err == nil {
+		t.Error("an explicit non-train split on an unsplit repo should fail")
+	}
+}
