@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestBatchingSaturates ramps concurrency 1 -> 64 against the "fast"
+// preset (16 batch slots) over real loopback HTTP and checks the shape a
+// sweep must find: output throughput rises, then flattens once the batch is
+// full, while p99 TTFT climbs as requests queue. Figures come from the
+// server's ground truth (arrival, write times), so client CPU noise under
+// -race does not blur them.
+func TestBatchingSaturates(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	p, _ := LookupPreset("fast")
+	cfg = cfg.WithPreset(p)
+	hc := newHTTPClient()
+	const outTokens = 16
+	type level struct {
+		c        int
+		tput     float64 // output tokens/s
+		p99TTFT  time.Duration
+		finished int
+	}
+	var levels []level
+	for _, c := range []int{1, 2, 4, 8, 16, 32, 64} {
+		var mu sync.Mutex
+		var truths []Truth
+		lc := cfg
+		lc.OnTruth = func(tr Truth) { mu.Lock(); truths = append(truths, tr); mu.Unlock() }
+		run := startSim(t, lc)
+		// Closed loop: c workers, each sending requests back to back: 32
+		// requests per level, at least 2 per worker (8 batch waves at 64).
+		perWorker := max(2, 32/c)
+		var wg sync.WaitGroup
+		for w := range c {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range perWorker {
+					body := fmt.Sprintf(`{"prompt":"worker %d request %d with a short prompt","max_tokens":%d,"ignore_eos":true,"stream":true}`, w, i, outTokens)
+					resp := post(t, hc, run.URL+"/v1/completions", body)
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}()
+		}
+		wg.Wait()
+		mu.Lock()
+		var first, last time.Time
+		var ttfts []time.Duration
+		tokens := 0
+		for _, tr := range truths {
+			if first.IsZero() || tr.Arrival.Before(first) {
+				first = tr.Arrival
+			}
+			for _, ch := range tr.Chunks {
+				if ch.Kind == ChunkToken {
+					tokens += ch.Tokens
+					if ch.WriteEnd.After(last) {
+						last = ch.WriteEnd
+					}
+				}
+			}
+			ttfts = append(ttfts, tr.Chunks[0].WriteStart.Sub(tr.Arrival))
+		}
+		slices.Sort(ttfts)
+		l := level{c: c, tput: float64(tokens) / last.Sub(first).Seconds(),
+			p99TTFT: ttfts[(len(ttfts)*99)/100], finished: len(truths)}
+		mu.Unlock()
+		if want := c * perWorker; l.finished != want || tokens != want*outTokens {
+			t.Fatalf("concurrency %d: %d requests, %d tokens; want %d, %d", c, l.finished, tokens, want, want*outTokens)
+		}
+		t.Logf("concurrency %2d: %6.0f tok/s, p99 TTFT %v", c, l.tput, l.p99TTFT.Round(100*time.Microsecond))
+		levels = append(levels, l)
+	}
+	at := func(c int) level {
+		for _, l := range levels {
+			if l.c == c {
+				return l
+			}
+		}
+		t.Fatalf("no level %d", c)
+		return level{}
+	}
+	// Model: step = 2ms + 0.25ms*n, so throughput is n/step: ~440 tok/s at
+	// 1, ~2,670 at 16 and, with 16 slots, the same beyond.
+	if r := at(16).tput / at(1).tput; r < 3 {
+		t.Errorf("throughput did not rise: 16 vs 1 = %.2fx", r)
+	}
+	if r := at(8).tput / at(2).tput; r < 1.5 {
+		t.Errorf("throughput did not rise: 8 vs 2 = %.2fx", r)
+	}
+	for _, c := range []int{32, 64} {
+		if r := at(c).tput / at(16).tput; r < 0.75 || r > 1.25 {
+			t.Errorf("throughput did not flatten: %d vs 16 = %.2fx", c, r)
+		}
+	}
+	if at(64).p99TTFT < 3*at(16).p99TTFT || at(32).p99TTFT < 2*at(16).p99TTFT {
+		t.Errorf("p99 TTFT did not climb with queueing: 16: %v, 32: %v, 64: %v",
+			at(16).p99TTFT, at(32).p99TTFT, at(64).p99TTFT)
+	}
+}
