@@ -346,7 +346,11 @@ func TestManyStreams(t *testing.T) {
 	if closed > 0 || len(failures) > 0 {
 		t.Errorf("failures by class %v; %d with \"use of closed network connection\"", failures, closed)
 	}
-	if n := f.newConns.Load(); n > conc+conc/4 {
+	// Some extra connections are normal: a worker may start its next
+	// request before the transport has put the previous connection back.
+	// Measured here: 206-271 with the pool sized to 200, 488-669 with the
+	// SDK's default of 10 idle connections per host.
+	if n := f.newConns.Load(); n > conc*15/8 {
 		t.Errorf("%d connections opened for %d streams at concurrency %d: pool churn", n, total, conc)
 	}
 	t.Logf("%d streams, %d connections", total, f.newConns.Load())
