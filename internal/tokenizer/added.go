@@ -96,43 +96,62 @@ type addedVocab struct {
 	normTok   []addedToken
 }
 
-// newAddedVocab orders tokens as tokenizers does (special tokens first, then
-// the others, each in file order) and builds the matchers; normalize is the
-// tokenizer's normalizer applied to "normalized" tokens' content.
-func newAddedVocab(tokens []addedToken, normalize func(string) string) *addedVocab {
+// newAddedVocab registers tokens as tokenizers does when it loads
+// tokenizer.json (AddedVocabulary::add_tokens): the "id" written in the
+// file is not trusted; a token already in the model vocabulary keeps its
+// model id, a new one gets the next id after the vocabulary (or after the
+// largest added id). The matchers list special tokens first, then the
+// others, each in file order; normalize is the tokenizer's normalizer,
+// applied to the content of "normalized" tokens.
+func newAddedVocab(tokens []addedToken, modelVocab map[string]int, normalize func(string) string) *addedVocab {
 	a := &addedVocab{byID: map[int]addedToken{}, byContent: map[string]int{}}
-	var ordered []addedToken
-	seen := map[string]bool{}
+	var specials, classic []addedToken
+	specialSet := map[string]bool{}
 	for _, t := range tokens {
-		if t.Special && t.Content != "" && !seen[t.Content] {
-			seen[t.Content] = true
-			ordered = append(ordered, t)
+		if t.Special && t.Content != "" && !specialSet[t.Content] {
+			specialSet[t.Content] = true
+			specials = append(specials, t)
 		}
 	}
+	maxAdded := -1
 	for _, t := range tokens {
 		if t.Content == "" {
 			continue
 		}
-		a.byID[t.ID] = t
-		a.byContent[t.Content] = t.ID
-		if !seen[t.Content] {
-			seen[t.Content] = true
-			ordered = append(ordered, t)
+		if dup, ok := a.byID[a.byContent[t.Content]]; ok && dup == t {
+			continue // an identical token is ignored
+		}
+		id, ok := a.byContent[t.Content]
+		if !ok {
+			id, ok = modelVocab[t.Content]
+		}
+		if !ok {
+			id = len(modelVocab)
+			if maxAdded >= 0 && (maxAdded >= len(modelVocab) || len(modelVocab) == 0) {
+				id = maxAdded + 1
+			}
+		}
+		t.ID = id
+		a.byContent[t.Content] = id
+		a.byID[id] = t
+		maxAdded = max(maxAdded, id)
+		if !specialSet[t.Content] {
+			classic = append(classic, t)
 		}
 	}
 	var rawWords, normWords []string
-	for _, t := range ordered {
-		t = a.byID[a.byContent[t.Content]] // the last definition wins
+	for _, t := range append(specials, classic...) {
+		flags := a.byID[a.byContent[t.Content]] // the last definition's flags
 		if t.Normalized {
 			c := t.Content
 			if normalize != nil {
 				c = normalize(c)
 			}
 			normWords = append(normWords, c)
-			a.normTok = append(a.normTok, t)
+			a.normTok = append(a.normTok, flags)
 		} else {
 			rawWords = append(rawWords, t.Content)
-			a.rawTok = append(a.rawTok, t)
+			a.rawTok = append(a.rawTok, flags)
 		}
 	}
 	a.raw = newTrie(rawWords)

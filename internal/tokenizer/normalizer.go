@@ -2,7 +2,6 @@ package tokenizer
 
 import (
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -58,69 +57,64 @@ func replaceAll(s string, p pattern, content string) string {
 }
 
 // unicodeNormalizer applies one of the four Unicode normalization forms.
+// For NFKC and NFKD the characters of noCompatDecomposition are kept as
+// they are, as tokenizers does; the text around them is normalized in
+// pieces, which is exact because they are starters that compose with
+// nothing.
 type unicodeNormalizer struct{ form norm.Form }
 
-func (u unicodeNormalizer) normalize(s string) string { return u.form.String(s) }
+func (u unicodeNormalizer) normalize(s string) string {
+	if u.form != norm.NFKC && u.form != norm.NFKD {
+		return u.form.String(s)
+	}
+	var b strings.Builder
+	start := 0
+	for i, r := range s {
+		if r >= noCompatDecomposition[0][0] && inRanges(r, noCompatDecomposition) {
+			b.WriteString(u.form.String(s[start:i]))
+			b.WriteRune(r)
+			start = i + utf8.RuneLen(r)
+		}
+	}
+	if start == 0 {
+		return u.form.String(s)
+	}
+	b.WriteString(u.form.String(s[start:]))
+	return b.String()
+}
 
-// lowercaseNormalizer is Rust's str::to_lowercase: full lowercase mapping,
-// which differs from strings.ToLower for U+0130 (İ -> "i̇") and for a final
-// capital sigma (Σ -> ς at the end of a word).
+func inRanges(r rune, rs [][2]rune) bool {
+	for _, x := range rs {
+		if r >= x[0] && r <= x[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// lowercaseNormalizer maps each character with Rust's char::to_lowercase
+// (lowercase17): full mappings without context, so U+0130 (İ) becomes "i̇"
+// (unlike strings.ToLower) and a final Σ becomes σ, not ς.
 type lowercaseNormalizer struct{}
 
 func (lowercaseNormalizer) normalize(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	for i, r := range s {
-		switch r {
-		case '\u0130':
-			b.WriteString("i\u0307")
-		case 'Σ':
-			if finalSigma(s, i) {
-				b.WriteRune('ς')
-			} else {
-				b.WriteRune('σ')
-			}
+	for _, r := range s {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			b.WriteByte(byte(r) + 'a' - 'A')
+		case r < utf8.RuneSelf:
+			b.WriteByte(byte(r))
 		default:
-			b.WriteRune(unicode.ToLower(r))
+			if l, ok := lowercase17[r]; ok {
+				b.WriteString(l)
+			} else {
+				b.WriteRune(r)
+			}
 		}
 	}
 	return b.String()
-}
-
-// finalSigma applies Unicode's Final_Sigma condition as Rust does: a cased
-// letter (skipping case-ignorable ones) before position i, and none after.
-func finalSigma(s string, i int) bool {
-	before := false
-	for j := i; j > 0; {
-		r, n := utf8.DecodeLastRuneInString(s[:j])
-		j -= n
-		if caseIgnorable(r) {
-			continue
-		}
-		before = cased(r)
-		break
-	}
-	if !before {
-		return false
-	}
-	for j := i + len("Σ"); j < len(s); {
-		r, n := utf8.DecodeRuneInString(s[j:])
-		j += n
-		if caseIgnorable(r) {
-			continue
-		}
-		return !cased(r)
-	}
-	return true
-}
-
-func cased(r rune) bool {
-	return unicode.In(r, unicode.Lu, unicode.Ll, unicode.Lt, unicode.Other_Lowercase, unicode.Other_Uppercase)
-}
-
-func caseIgnorable(r rune) bool {
-	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk) ||
-		r == '\'' || r == '.' || r == ':' || r == '^' || r == '`' || r == '\u00b7' || r == '\u2019' || r == '\u2018' || r == '\u2024' || r == '\u2027'
 }
 
 // stripNormalizer trims Unicode whitespace on either side.

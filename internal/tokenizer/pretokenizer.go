@@ -223,12 +223,14 @@ func (m metaspacePreTokenizer) preTokenize(ps []piece) []piece {
 	return out
 }
 
-// isRustPunctuation is char::is_ascii_punctuation || is_punctuation (P*).
+// isRustPunctuation is tokenizers' is_punc: char::is_ascii_punctuation, or
+// General_Category=Punctuation per the unicode_categories crate, whose
+// tables are Unicode 8.0 (so U+2E43 and later additions are not punctuation).
 func isRustPunctuation(r rune) bool {
 	if r < utf8.RuneSelf {
 		return unicode.IsPunct(r) || unicode.IsSymbol(r)
 	}
-	return in16(r, []*unicode.RangeTable{unicode.P}, "P")
+	return unicode.Is(punctuation8, r)
 }
 
 // whitespacePreTokenizer is tokenizers' Whitespace: the Oniguruma pattern

@@ -64,7 +64,7 @@ func Parse(id string, tokenizerJSON, configJSON []byte) (*Tokenizer, error) {
 	if t.normalizer != nil {
 		norm = t.normalizer.normalize
 	}
-	t.added = newAddedVocab(f.AddedTokens, norm)
+	t.added = newAddedVocab(f.AddedTokens, t.model.vocab, norm)
 	if t.post, err = parsePostProcessor(f.PostProcessor, t.tokenID); err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
