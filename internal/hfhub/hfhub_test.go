@@ -1,0 +1,367 @@
+package hfhub
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeHub is a loopback stand-in for the Hugging Face hub's resolve
+// endpoint, answering as the real one does: HEAD/GET on
+// /{repo}/resolve/{revision}/{file} with X-Repo-Commit and ETag, LFS files
+// redirected to a CDN path with X-Linked-Etag (their sha256), 404s with
+// X-Error-Code, 401 for gated repositories without a token.
+type fakeHub struct {
+	t      *testing.T
+	commit string
+	files  map[string]map[string][]byte // repo -> file -> content
+	lfs    map[string]bool              // file names served as LFS
+	gated  map[string]bool
+	token  string
+	moved  map[string]string // old repo -> new repo
+
+	mu       sync.Mutex
+	requests []string
+}
+
+func newFakeHub(t *testing.T) (*fakeHub, *httptest.Server) {
+	h := &fakeHub{
+		t:      t,
+		commit: strings.Repeat("ab", 20),
+		files:  map[string]map[string][]byte{},
+		lfs:    map[string]bool{},
+		gated:  map[string]bool{},
+		moved:  map[string]string{},
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, srv
+}
+
+func (h *fakeHub) count() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.requests)
+}
+
+func gitSHA1(b []byte) string {
+	s := sha1.New()
+	fmt.Fprintf(s, "blob %d\x00", len(b))
+	s.Write(b)
+	return hex.EncodeToString(s.Sum(nil))
+}
+
+func sha256hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	h.requests = append(h.requests, r.Method+" "+r.URL.Path)
+	h.mu.Unlock()
+	if strings.HasPrefix(r.URL.Path, "/cdn/") {
+		for _, files := range h.files {
+			for _, b := range files {
+				if "/cdn/"+sha256hex(b) == r.URL.Path {
+					w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+					if r.Method == http.MethodGet {
+						w.Write(b)
+					}
+					return
+				}
+			}
+		}
+		http.NotFound(w, r)
+		return
+	}
+	path := strings.TrimPrefix(r.URL.Path, "/")
+	path = strings.TrimPrefix(path, "datasets/")
+	i := strings.Index(path, "/resolve/")
+	if i < 0 {
+		http.NotFound(w, r)
+		return
+	}
+	repo, rest := path[:i], path[i+len("/resolve/"):]
+	rev, file, _ := strings.Cut(rest, "/")
+	if to, ok := h.moved[repo]; ok {
+		http.Redirect(w, r, "/"+to+"/resolve/"+rev+"/"+file, http.StatusTemporaryRedirect)
+		return
+	}
+	files, ok := h.files[repo]
+	if !ok {
+		w.Header().Set("X-Error-Code", "RepoNotFound")
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	if h.gated[repo] && r.Header.Get("Authorization") != "Bearer "+h.token {
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	if rev != "main" && rev != h.commit {
+		w.Header().Set("X-Error-Code", "RevisionNotFound")
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	w.Header().Set("X-Repo-Commit", h.commit)
+	b, ok := files[file]
+	if !ok {
+		w.Header().Set("X-Error-Code", "EntryNotFound")
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	if h.lfs[file] {
+		w.Header().Set("X-Linked-Etag", `"`+sha256hex(b)+`"`)
+		w.Header().Set("Location", "/cdn/"+sha256hex(b))
+		w.WriteHeader(http.StatusFound)
+		return
+	}
+	w.Header().Set("ETag", `"`+gitSHA1(b)+`"`)
+	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+	if r.Method == http.MethodGet {
+		w.Write(b)
+	}
+}
+
+func testClient(t *testing.T, endpoint string) *Client {
+	env := map[string]string{"HF_HOME": t.TempDir(), "HF_ENDPOINT": endpoint + "/", "HOME": t.TempDir()}
+	return FromEnv(func(k string) string { return env[k] })
+}
+
+func TestFromEnvPaths(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"HF_HUB_CACHE wins", map[string]string{"HF_HUB_CACHE": "/a", "HF_HOME": "/b", "HOME": "/h"}, "/a"},
+		{"HF_HOME/hub", map[string]string{"HF_HOME": "/b", "HOME": "/h"}, "/b/hub"},
+		{"XDG cache", map[string]string{"XDG_CACHE_HOME": "/x", "HOME": "/h"}, "/x/huggingface/hub"},
+		{"home default", map[string]string{"HOME": "/h"}, "/h/.cache/huggingface/hub"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := FromEnv(func(k string) string { return tc.env[k] })
+			if c.CacheDir != tc.want {
+				t.Errorf("CacheDir = %q, want %q", c.CacheDir, tc.want)
+			}
+			if c.Endpoint != DefaultEndpoint {
+				t.Errorf("Endpoint = %q", c.Endpoint)
+			}
+		})
+	}
+	c := FromEnv(func(k string) string {
+		return map[string]string{"HOME": "/h", "HF_HUB_OFFLINE": "1", "HF_TOKEN": "tok", "HF_ENDPOINT": "http://x/"}[k]
+	})
+	if !c.Offline || c.Token != "tok" || c.Endpoint != "http://x" {
+		t.Errorf("FromEnv = %+v", c)
+	}
+}
+
+func TestTokenFile(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "token"), []byte("hf_saved\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := FromEnv(func(k string) string { return map[string]string{"HF_HOME": home}[k] })
+	if c.Token != "hf_saved" {
+		t.Errorf("token from HF_HOME/token = %q", c.Token)
+	}
+}
+
+func TestDownloadIntoCacheLayout(t *testing.T) {
+	hub, srv := newFakeHub(t)
+	small := []byte(`{"bos_token": "<s>"}`)
+	big := []byte(`{"model": "pretend this is 30 MB"}`)
+	hub.files["org/model"] = map[string][]byte{"tokenizer_config.json": small, "tokenizer.json": big}
+	hub.lfs["tokenizer.json"] = true
+	c := testClient(t, srv.URL)
+	repo := Repo{ID: "org/model"}
+
+	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
+		p, err := c.File(t.Context(), repo, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(p)
+		if want := hub.files["org/model"][f]; string(got) != string(want) {
+			t.Errorf("%s content = %q, want %q", f, got, want)
+		}
+		// huggingface_hub's layout: snapshots/<commit>/<file> -> ../../blobs/<etag>
+		root := filepath.Join(c.CacheDir, "models--org--model")
+		if want := filepath.Join(root, "snapshots", hub.commit, f); p != want {
+			t.Errorf("path = %s, want %s", p, want)
+		}
+		link, err := os.Readlink(p)
+		if err != nil {
+			t.Fatalf("%s is not a symlink: %v", p, err)
+		}
+		etag := gitSHA1(hub.files["org/model"][f])
+		if hub.lfs[f] {
+			etag = sha256hex(hub.files["org/model"][f])
+		}
+		if want := filepath.Join("..", "..", "blobs", etag); link != want {
+			t.Errorf("link = %s, want %s", link, want)
+		}
+	}
+	ref, err := os.ReadFile(filepath.Join(c.CacheDir, "models--org--model", "refs", "main"))
+	if err != nil || string(ref) != hub.commit {
+		t.Errorf("refs/main = %q (%v), want %q", ref, err, hub.commit)
+	}
+
+	// A second lookup, even offline, comes from the cache.
+	n := hub.count()
+	c.Offline = true
+	if _, err := c.File(t.Context(), repo, "tokenizer.json"); err != nil {
+		t.Fatal(err)
+	}
+	if hub.count() != n {
+		t.Errorf("cached file was fetched again: %v", hub.requests[n:])
+	}
+	// Pinned to the commit, it is found without refs.
+	if _, found, _ := c.Cached(Repo{ID: "org/model", Revision: hub.commit}, "tokenizer.json"); !found {
+		t.Error("file not found by commit hash")
+	}
+}
+
+func TestMissingFileIsRemembered(t *testing.T) {
+	hub, srv := newFakeHub(t)
+	hub.files["org/model"] = map[string][]byte{"tokenizer.json": []byte("{}")}
+	c := testClient(t, srv.URL)
+	repo := Repo{ID: "org/model"}
+	_, err := c.File(t.Context(), repo, "tokenizer_config.json")
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("err = %v, want ErrNotFound", err)
+	}
+	marker := filepath.Join(c.CacheDir, "models--org--model", ".no_exist", hub.commit, "tokenizer_config.json")
+	if _, err := os.Stat(marker); err != nil {
+		t.Errorf("no .no_exist marker: %v", err)
+	}
+	n := hub.count()
+	c.Offline = true
+	if _, err := c.File(t.Context(), repo, "tokenizer_config.json"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("offline err = %v, want ErrNotFound from the marker", err)
+	}
+	if hub.count() != n {
+		t.Error("the hub was asked again")
+	}
+}
+
+func TestHubErrors(t *testing.T) {
+	hub, srv := newFakeHub(t)
+	hub.files["org/gated"] = map[string][]byte{"tokenizer.json": []byte("{}")}
+	hub.gated["org/gated"] = true
+	hub.token = "hf_secret_value"
+	hub.files["org/new"] = map[string][]byte{"tokenizer.json": []byte(`{"moved": true}`)}
+	hub.moved["org/old"] = "org/new"
+
+	tests := []struct {
+		name     string
+		repo     Repo
+		token    string
+		offline  bool
+		wantErr  string
+		notFound bool
+	}{
+		{"unknown repo", Repo{ID: "org/none"}, "", false, "no such repository", true},
+		{"unknown revision", Repo{ID: "org/gated", Revision: "v9"}, "hf_secret_value", false, "no such revision", true},
+		{"gated without token", Repo{ID: "org/gated"}, "", false, "set HF_TOKEN", false},
+		{"gated with wrong token", Repo{ID: "org/gated"}, "hf_wrong", false, "access denied", false},
+		{"gated with token", Repo{ID: "org/gated"}, "hf_secret_value", false, "", false},
+		{"renamed repo", Repo{ID: "org/old"}, "", false, "", false},
+		{"offline, not cached", Repo{ID: "org/new", Revision: "other"}, "", true, "HF_HUB_OFFLINE is set", false},
+		{"bad id", Repo{ID: "../etc"}, "", false, "not a valid hub repository id", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := testClient(t, srv.URL)
+			c.Token = tc.token
+			c.Offline = tc.offline
+			p, err := c.File(t.Context(), tc.repo, "tokenizer.json")
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				if _, err := os.Stat(p); err != nil {
+					t.Error(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want it to mention %q", err, tc.wantErr)
+			}
+			if errors.Is(err, ErrNotFound) != tc.notFound {
+				t.Errorf("errors.Is(err, ErrNotFound) = %v, want %v", !tc.notFound, tc.notFound)
+			}
+			if strings.Contains(err.Error(), "hf_secret_value") || strings.Contains(err.Error(), "hf_wrong") {
+				t.Errorf("error leaks the token: %v", err)
+			}
+		})
+	}
+}
+
+func TestUnreachableHub(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there any more
+	c := testClient(t, url)
+	_, err := c.File(t.Context(), Repo{ID: "org/model"}, "tokenizer.json")
+	if err == nil || !strings.Contains(err.Error(), "not in the Hugging Face cache") || !strings.Contains(err.Error(), "downloading it failed") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestDatasetRepo(t *testing.T) {
+	hub, srv := newFakeHub(t)
+	hub.files["org/data"] = map[string][]byte{"train.jsonl": []byte("{}\n")}
+	c := testClient(t, srv.URL)
+	p, err := c.File(t.Context(), Repo{ID: "org/data", Type: Dataset}, "train.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p, "datasets--org--data") {
+		t.Errorf("path %s not in datasets--org--data", p)
+	}
+	if got := hub.requests[0]; got != "HEAD /datasets/org/data/resolve/main/train.jsonl" {
+		t.Errorf("first request = %q", got)
+	}
+}
+
+func TestChecksumMismatchIsRejected(t *testing.T) {
+	hub, srv := newFakeHub(t)
+	hub.files["org/model"] = map[string][]byte{"tokenizer.json": []byte("good")}
+	hub.lfs["tokenizer.json"] = true
+	// Serve different bytes at the CDN path than the advertised sha256.
+	mux := http.NewServeMux()
+	mux.HandleFunc("/cdn/", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("evil")) })
+	mux.Handle("/", hub)
+	srv.Config.Handler = mux
+	c := testClient(t, srv.URL)
+	_, err := c.File(t.Context(), Repo{ID: "org/model"}, "tokenizer.json")
+	if err == nil || !strings.Contains(err.Error(), "sha256") {
+		t.Fatalf("err = %v, want a sha256 mismatch", err)
+	}
+	if _, found, _ := c.Cached(Repo{ID: "org/model"}, "tokenizer.json"); found {
+		t.Error("a corrupt download was cached")
+	}
+}
+
+func TestValidRepoID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"google/gemma-3-4b-it": true, "gpt2": true, "Qwen/Qwen3-8B": true, "a/b/c": false,
+		"../x": false, "org/..": false, "": false, "org/na--me": false, "/abs": false,
+	} {
+		if got := ValidRepoID(id); got != want {
+			t.Errorf("ValidRepoID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
