@@ -158,7 +158,11 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 
 	// One pass for counters and the per-request lists. Lists hold
 	// successful requests only, in dispatch order.
-	var ttfts, e2els, tpots, allTPOTs []float64
+	// Sized for the common case (all succeed) so appends never copy.
+	ttfts := make([]float64, 0, len(recs))
+	e2els := make([]float64, 0, len(recs))
+	tpots := make([]float64, 0, len(recs))
+	allTPOTs := make([]float64, 0, len(recs))
 	nITL := 0
 	uncounted := 0
 	for i := range recs {
@@ -231,7 +235,7 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 			}
 		case ITL:
 			if !p.NoTokenizer {
-				s.Metrics = append(s.Metrics, describe(m, pooledITL(recs, nITL), pct))
+				s.Metrics = append(s.Metrics, describeSegs(m, pooledITL(recs, s.Completed), nITL, pct, false))
 			}
 		case E2EL:
 			s.Metrics = append(s.Metrics, describe(m, e2els, pct))
@@ -314,20 +318,21 @@ func countGood(slo map[string]float64, ttfts, allTPOTs, e2els []float64) int {
 	return good
 }
 
-// pooledITL concatenates the ITL lists of successful requests (one copy,
-// sized up front): vLLM's flat itls list, weighting long requests more.
-func pooledITL(recs []record.Record, n int) []float64 {
-	out := make([]float64, 0, n)
+// pooledITL lists the ITL slices of successful requests: vLLM's flat itls
+// list (weighting long requests more) as segments, so the gaps themselves
+// are never copied.
+func pooledITL(recs []record.Record, completed int) [][]float64 {
+	out := make([][]float64, 0, completed)
 	for i := range recs {
-		if recs[i].Success {
-			out = append(out, recs[i].ITL...)
+		if recs[i].Success && len(recs[i].ITL) > 0 {
+			out = append(out, recs[i].ITL)
 		}
 	}
 	return out
 }
 
 func successValues(recs []record.Record, f func(*record.Record) float64) []float64 {
-	var out []float64
+	out := make([]float64, 0, len(recs))
 	for i := range recs {
 		if recs[i].Success {
 			out = append(out, f(&recs[i]))

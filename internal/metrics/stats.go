@@ -24,25 +24,38 @@ type Stats struct {
 // returns them in milliseconds (×1000 after the statistic, like vLLM).
 // It reorders values in place (partial selection instead of a full sort),
 // so the caller must pass a slice it owns.
+func describe(metric string, values []float64, percentiles []float64) Stats {
+	return describeSegs(metric, [][]float64{values}, len(values), percentiles, true)
+}
+
+// radixMin is the list length from which describeSegs finds order
+// statistics by radix selection over the segments instead of selecting in
+// a concatenated copy. A variable so tests can force either path.
+var radixMin = 1 << 20
+
+// describeSegs is describe over the concatenation of segs (n values in
+// all), e.g. every request's ITL list, without building the concatenation
+// when it is large. owned means segs is a single slice the caller lets us
+// reorder.
 //
-// Mean and std use NumPy's pairwise summation and run before values is
-// reordered, because the summation order decides the last bits.
-// Percentiles use NumPy's default "linear" method:
+// Mean and std use NumPy's pairwise summation over the values in list
+// order; the selection runs afterwards, because the summation order
+// decides the last bits. Percentiles use NumPy's default "linear" method:
 //
 //	h = (n-1)·p/100, lo = floor(h), hi = min(lo+1, n-1), g = h-lo
 //	g < 0.5: x[lo] + (x[hi]-x[lo])·g     else: x[hi] - (x[hi]-x[lo])·(1-g)
 //
 // e.g. n=4 sorted {1,2,3,10}, p=99: h=2.97, g=0.97, 10-(10-3)·0.03 = 9.79.
+// The median is np.median's: the middle value, or the mean of the two.
 // An empty list is treated as the single value 0, so everything is 0.0.
-func describe(metric string, values []float64, percentiles []float64) Stats {
-	st := Stats{Metric: metric, N: len(values), Percentiles: make([]float64, len(percentiles))}
-	n := len(values)
+func describeSegs(metric string, segs [][]float64, n int, percentiles []float64, owned bool) Stats {
+	st := Stats{Metric: metric, N: n, Percentiles: make([]float64, len(percentiles))}
 	if n == 0 {
 		return st
 	}
-	mean := pairwiseSum(values) / float64(n)
+	mean := segSum(segs, n) / float64(n)
 	st.Mean = mean * 1000
-	st.Std = math.Sqrt(pairwiseSumSqDev(values, mean)/float64(n)) * 1000
+	st.Std = math.Sqrt(segSumSqDev(segs, n, mean)/float64(n)) * 1000
 
 	// Order statistics needed: the two middle values for the median and
 	// the two neighbours of every percentile's virtual index.
@@ -68,16 +81,16 @@ func describe(metric string, values []float64, percentiles []float64) Stats {
 	}
 	slices.Sort(ranks)
 	ranks = slices.Compact(ranks)
-	selectRanks(values, ranks)
+	at := orderStats(segs, n, ranks, owned)
 
 	if n%2 == 1 {
-		st.Median = values[n/2] * 1000
+		st.Median = at(n/2) * 1000
 	} else {
 		// np.median: the mean of the two middle values.
-		st.Median = (values[n/2-1] + values[n/2]) / 2 * 1000
+		st.Median = (at(n/2-1) + at(n/2)) / 2 * 1000
 	}
 	for i, q := range ps {
-		a, b := values[q.lo], values[q.hi]
+		a, b := at(q.lo), at(q.hi)
 		d := b - a
 		var v float64
 		if q.g < 0.5 {
@@ -88,6 +101,80 @@ func describe(metric string, values []float64, percentiles []float64) Stats {
 		st.Percentiles[i] = v * 1000
 	}
 	return st
+}
+
+// orderStats finds the values of ranks (sorted, unique) in the
+// concatenation of segs and returns a lookup for them.
+func orderStats(segs [][]float64, n int, ranks []int, owned bool) func(rank int) float64 {
+	var x []float64
+	switch {
+	case owned && len(segs) == 1:
+		x = segs[0]
+	case n < radixMin:
+		x = make([]float64, 0, n)
+		for _, s := range segs {
+			x = append(x, s...)
+		}
+	default:
+		vals := radixOrderStats(segs, ranks)
+		return func(r int) float64 {
+			i, _ := slices.BinarySearch(ranks, r)
+			return vals[i]
+		}
+	}
+	selectRanks(x, ranks)
+	return func(r int) float64 { return x[r] }
+}
+
+// segSum is pairwiseSum over the concatenation of segs without building
+// it: the recursion visits leaves left to right, so a cursor feeds each
+// leaf block (at most 128 values) in list order.
+func segSum(segs [][]float64, n int) float64 {
+	if len(segs) == 1 {
+		return pairwiseSum(segs[0])
+	}
+	c := cursor{segs: segs}
+	return c.pairwise(n, func(b []float64) float64 { return pairwiseSum(b) })
+}
+
+// segSumSqDev is pairwiseSumSqDev over the concatenation of segs.
+func segSumSqDev(segs [][]float64, n int, mean float64) float64 {
+	if len(segs) == 1 {
+		return pairwiseSumSqDev(segs[0], mean)
+	}
+	c := cursor{segs: segs}
+	return c.pairwise(n, func(b []float64) float64 { return pairwiseSumSqDev(b, mean) })
+}
+
+// cursor reads a sequence of segments in order.
+type cursor struct {
+	segs    [][]float64
+	si, off int
+	buf     [pairwiseBlock]float64
+}
+
+// pairwise mirrors pairwiseSum's recursion over the next n values, handing
+// each leaf block to leaf.
+func (c *cursor) pairwise(n int, leaf func([]float64) float64) float64 {
+	if n <= pairwiseBlock {
+		b := c.buf[:n]
+		for k := 0; k < n; {
+			s := c.segs[c.si]
+			if c.off >= len(s) {
+				c.si++
+				c.off = 0
+				continue
+			}
+			m := copy(b[k:], s[c.off:])
+			k += m
+			c.off += m
+		}
+		return leaf(b)
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	left := c.pairwise(n2, leaf)
+	return left + c.pairwise(n-n2, leaf)
 }
 
 // pairwiseBlock is NumPy's PW_BLOCKSIZE.
