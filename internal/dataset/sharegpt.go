@@ -94,6 +94,15 @@ func readShareGPT(path string) ([]shareGPTEntry, int, error) {
 }
 
 func parseShareGPT(path string, data []byte) ([]shareGPTEntry, int, error) {
+	if kept, total, ok := scanShareGPT(data); ok {
+		return kept, total, nil
+	}
+	return parseShareGPTSlow(path, data)
+}
+
+// parseShareGPTSlow parses with encoding/json, for exact error positions
+// (and any file the fast scanner declines).
+func parseShareGPTSlow(path string, data []byte) ([]shareGPTEntry, int, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	what := "not a ShareGPT JSON file (expected a JSON array of {\"conversations\": [...]} objects)"
 	tok, err := dec.Token()
@@ -106,16 +115,13 @@ func parseShareGPT(path string, data []byte) ([]shareGPTEntry, int, error) {
 		return nil, 0, fmt.Errorf("%s:%d:%d: %s", path, line, col, what)
 	}
 	lc := newLineCounter(data)
-	var (
-		kept  []shareGPTEntry
-		entry struct {
-			Conversations json.RawMessage `json:"conversations"`
-		}
-	)
+	var kept []shareGPTEntry
 	total := 0
 	for dec.More() {
 		start := dec.InputOffset()
-		entry.Conversations = nil
+		// A map, not a struct: keys match exactly, as in Python (a struct
+		// field would also take "Conversations").
+		var entry map[string]json.RawMessage
 		if err := dec.Decode(&entry); err != nil {
 			return nil, 0, jsonErr(path, data, dec, err, fmt.Sprintf("entry %d", total))
 		}
@@ -127,7 +133,7 @@ func parseShareGPT(path string, data []byte) ([]shareGPTEntry, int, error) {
 		line := lc.at(start)
 		idx := total
 		total++
-		c := bytes.TrimSpace(entry.Conversations)
+		c := bytes.TrimSpace(entry["conversations"])
 		if len(c) == 0 || c[0] != '[' {
 			// No "conversations" list (or null): vLLM's filter drops it.
 			continue

@@ -263,3 +263,64 @@ func TestShareGPTBadInput(t *testing.T) {
 		t.Errorf("no path: %v", err)
 	}
 }
+
+// TestShareGPTFastScanMatchesEncodingJSON: the single-pass scanner and the
+// encoding/json path agree on every file the scanner accepts, and the
+// scanner declines malformed files (so errors come from encoding/json).
+func TestShareGPTFastScanMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	sample, err := os.ReadFile(sampleShareGPTPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range shareGPTScanCases(sample) {
+		fast, fn, fok := scanShareGPT([]byte(tc))
+		slow, sn, serr := parseShareGPTSlow("f.json", []byte(tc))
+		if serr != nil && fok {
+			t.Errorf("%.60q: scanner accepted a file encoding/json rejects (%v)", tc, serr)
+		}
+		if fok && (fn != sn || !cmp.Equal(fast, slow, cmp.AllowUnexported(shareGPTEntry{}))) {
+			t.Errorf("%.60q: fast %d/%v, slow %d/%v", tc, fn, fast, sn, slow)
+		}
+	}
+}
+
+func shareGPTScanCases(sample []byte) []string {
+	return []string{
+		string(sample),
+		"[]",
+		" [ ] \n",
+		`[{"conversations": [{"value": "a"}, {"value": "b"}]}]`,
+		`[{"id": 1, "conversations": [{"value": "a\u00e9\n"}, {"value": "b"}, 3]}, {"conversations": null}, {}]`,
+		`[{"conversations": "text"}, {"conversations": [1]}, {"conversations": [true, false, null, -1.5e3]}]`,
+		`[{"Conversations": [{"value": "a"}, {"value": "b"}]}]`,
+		`[{"conversations": [{"value": "a"}]}, {"conversations": [{"value": "x"}, {"value": "y"}], "conversations": [{"value": "z"}]}]`,
+		`[{"conversations": [{"value": "a"}, {"value": "b"}]},]`,
+		`[{"conversations": [{"value": "a"}, {"value": "b"}]}] trailing`,
+		`[{"conversations": [{"value": "unterminated}]}]`,
+		`[{"conversations": [01]}]`,
+		`[{"conversations": [tru]}]`,
+		"[{\"conversations\": [\"tab\tinside\"]}]",
+		`[{"conv\u0065rsations": [{"value": "a"}, {"value": "b"}]}]`,
+		`[1, 2]`,
+		`{"conversations": []}`,
+		"\xef\xbb\xbf[]",
+	}
+}
+
+func FuzzShareGPTScan(f *testing.F) {
+	sample, _ := os.ReadFile(sampleShareGPTPath)
+	for _, c := range shareGPTScanCases(sample[:2000]) {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, fn, fok := scanShareGPT(data)
+		slow, sn, serr := parseShareGPTSlow("f.json", data)
+		if fok && serr != nil {
+			t.Fatalf("scanner accepted what encoding/json rejects: %v", serr)
+		}
+		if fok && (fn != sn || !cmp.Equal(fast, slow, cmp.AllowUnexported(shareGPTEntry{}))) {
+			t.Fatalf("fast %d/%v, slow %d/%v", fn, fast, sn, slow)
+		}
+	})
+}
