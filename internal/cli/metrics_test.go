@@ -285,3 +285,23 @@ func TestMetricsOverrides(t *testing.T) {
 		}
 	}
 }
+
+// TestMetricsGoodputNargs: vLLM's "--goodput a b c" spelling sets all
+// three SLOs, reproducing the vector's own goodput.
+func TestMetricsGoodputNargs(t *testing.T) {
+	t.Parallel()
+	path := mcJSONLines(t, "goodput_slos", func(p *record.Params, _ []record.Record) { p.Goodput = nil })
+	code, out, errOut := mcRun(t, "metrics", path, "--format", "json", "--goodput", "ttft:200", "tpot:30", "e2el:1000", "--extras=false")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var got struct {
+		Goodput *float64 `json:"request_goodput"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Goodput == nil || *got.Goodput != 2.5 {
+		t.Errorf("request_goodput = %v, want 2.5", got.Goodput)
+	}
+}

@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -276,5 +278,36 @@ func TestTableWithoutTokenizerAndSpecifics(t *testing.T) {
 	WriteSpecifics(&buf, StreamSpecifics, &ok)
 	if !strings.Contains(buf.String(), "Error breakdown:                         none      \n") || strings.Contains(buf.String(), "Failed requests") {
 		t.Errorf("without failures:\n%s", buf.String())
+	}
+}
+
+func TestSaveResult(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "results", "sub")
+	o := NewObject()
+	o.Set("completed", 1)
+	path, err := SaveResult(dir, "r.json", false, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Set("completed", 2)
+	if _, err := SaveResult(dir, "r.json", true, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SaveResult(dir, "r.json", true, o); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\"completed\": 1}\n{\"completed\": 2}\n{\"completed\": 2}"; string(got) != want {
+		t.Errorf("appended file = %q, want %q", got, want)
+	}
+	if _, err := SaveResult(dir, "r.json", false, o); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != `{"completed": 2}` {
+		t.Errorf("overwritten file = %q", got)
 	}
 }
