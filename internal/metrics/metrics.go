@@ -254,15 +254,16 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 		}
 	}
 
-	s.Extra = extras(recs, &p)
-	if lag := s.Extra.DispatchLag; lag != nil && len(lag.Percentiles) > 0 {
+	var lagP99 float64
+	s.Extra, lagP99 = extras(recs, &p)
+	if s.Extra.DispatchLag != nil {
 		limit := p.LagWarning
 		if limit == 0 {
 			limit = DefaultLagWarning
 		}
-		if p99 := percentileOf(lag, s.Percentiles, 99); limit > 0 && p99 > limit*1000 {
+		if limit > 0 && lagP99 > limit*1000 {
 			s.Warnings = append(s.Warnings, fmt.Sprintf(
-				"dispatch lag p99 is %.2f ms (over %.2f ms): the client sent requests later than scheduled, so the arrival process was not the one requested", p99, limit*1000))
+				"dispatch lag p99 is %.2f ms (over %.2f ms): the client sent requests later than scheduled, so the arrival process was not the one requested", lagP99, limit*1000))
 		}
 	}
 	s.Stream = streamSpecifics(recs, s.OutputSources)
@@ -408,8 +409,9 @@ func peaks(recs []record.Record) (tokensPerS float64, concurrent int, err error)
 	return float64(maxTok), maxConc, nil
 }
 
-// extras computes llmbench's own latency figures (see Extra).
-func extras(recs []record.Record, p *Params) Extra {
+// extras computes llmbench's own latency figures (see Extra) and the p99
+// dispatch lag in ms (for the warning, whatever percentiles are reported).
+func extras(recs []record.Record, p *Params) (Extra, float64) {
 	var ex Extra
 	var queue, ttftI, e2elI, lag []float64
 	anyQueue := p.MaxConcurrency > 0
@@ -435,29 +437,16 @@ func extras(recs []record.Record, p *Params) Extra {
 		st := describe(ClientQueueTime, queue, pct)
 		ex.ClientQueue = &st
 	}
+	lagP99 := 0.0
 	if len(lag) > 0 {
+		lagP99 = describe("dispatch_lag", slices.Clone(lag), []float64{99}).Percentiles[0]
 		st := describe("dispatch_lag", lag, pct)
 		ex.DispatchLag = &st
 		a := describe("ttft_from_intended", ttftI, pct)
 		b := describe("e2el_from_intended", e2elI, pct)
 		ex.TTFTFromIntended, ex.E2ELFromIntended = &a, &b
 	}
-	return ex
-}
-
-// percentileOf returns st's value for percentile want, or its largest
-// reported percentile when want was not requested.
-func percentileOf(st *Stats, pcts []float64, want float64) float64 {
-	best, bestP := 0.0, -1.0
-	for i, p := range pcts {
-		if p == want {
-			return st.Percentiles[i]
-		}
-		if p > bestP {
-			best, bestP = st.Percentiles[i], p
-		}
-	}
-	return best
+	return ex, lagP99
 }
 
 // streamSpecifics counts finish reasons, missing usage frames and count

@@ -266,6 +266,12 @@ func TestExtrasAndQueueMetrics(t *testing.T) {
 		t.Errorf("warnings %q lack the dispatch lag warning", s.Warnings)
 	}
 
+	// The warning looks at p99 whatever percentiles are reported.
+	p50 := p
+	p50.Percentiles = []float64{50}
+	if s := mustSummarize(t, recs, p50); !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.HasPrefix(w, "dispatch lag p99 is 49.00 ms") }) {
+		t.Errorf("with --metric-percentiles 50: warnings %q lack the p99 dispatch lag warning", s.Warnings)
+	}
 	// Without --max-concurrency the queue metrics cannot be reported.
 	p.MaxConcurrency = 0
 	s = mustSummarize(t, recs, p)
