@@ -1,0 +1,94 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+)
+
+// Model is one entry of GET /v1/models.
+type Model struct {
+	// ID is the served model name (what requests put in "model").
+	ID string `json:"id"`
+	// Root is the underlying model (vLLM uses it as model_id: tokenizer,
+	// result file name); "" when the server does not say.
+	Root string `json:"root"`
+}
+
+// ListModels fetches {baseURL}/v1/models with client (nil: a short-lived
+// default transport) and the given API key (may be empty). vLLM takes the
+// first entry: data[0].id as the request model name and data[0].root as
+// model_id. An empty list is an error.
+func ListModels(ctx context.Context, client *http.Client, baseURL string, apiKey Secret) ([]Model, error) {
+	if client == nil {
+		client = &http.Client{Transport: NewTransport(1, false)}
+		defer client.CloseIdleConnections()
+	}
+	u := strings.TrimRight(baseURL, "/") + "/v1/models"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing models: %w", err)
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+string(apiKey))
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("listing models at %s: %w", u, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		_, e := statusError(resp)
+		return nil, fmt.Errorf("listing models at %s: %w", u, e)
+	}
+	var body struct {
+		Data []Model `json:"data"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&body); err != nil {
+		return nil, fmt.Errorf("listing models at %s: bad JSON: %w", u, err)
+	}
+	if len(body.Data) == 0 {
+		return nil, fmt.Errorf("listing models at %s: the server lists no models", u)
+	}
+	return body.Data, nil
+}
+
+// ReadyCheck implements vLLM's endpoint ready check (spec §5.6): send req
+// (the test request: the first sampled request, without a request id)
+// until one succeeds, waiting interval (0: 5 s, vLLM's value) between
+// attempts, for at most timeout. It returns the last response and nil on
+// success, or an error carrying the last failure. Works with any backend.
+func ReadyCheck(ctx context.Context, b backend.Backend, req *backend.Request, timeout, interval time.Duration) (*backend.Response, error) {
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		resp := &backend.Response{}
+		began := time.Now()
+		b.Send(ctx, req, resp)
+		if resp.Err == nil {
+			return resp, nil
+		}
+		// Wait for the next attempt, measured from the start of this one.
+		t.Reset(time.Until(began.Add(interval)))
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return resp, fmt.Errorf("endpoint not ready after %v: %w", timeout, resp.Err)
+			}
+			return resp, ctx.Err()
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,394 @@
+// Package openai is the benchmark client for OpenAI-compatible servers
+// (vLLM's /v1/completions and /v1/chat/completions): it builds the request
+// bodies vLLM's "openai" and "openai-chat" backends send, streams the SSE
+// response through internal/backend/stream and stamps each token chunk with
+// the monotonic time of the read that completed it.
+//
+// It does not retry, follow redirects, use proxies from the environment or
+// decompress: each of those would change what is measured.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/stream"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// API selects the endpoint type.
+type API uint8
+
+const (
+	// Completions is /v1/completions (vLLM --backend openai or vllm).
+	Completions API = iota
+	// Chat is /v1/chat/completions (vLLM --backend openai-chat).
+	Chat
+)
+
+// String names the API like vLLM's --backend value.
+func (a API) String() string {
+	if a == Chat {
+		return "openai-chat"
+	}
+	return "openai"
+}
+
+// DefaultTimeout is the per-request deadline when Config.Timeout is 0:
+// vLLM's aiohttp session allows 6 hours per request.
+const DefaultTimeout = 6 * time.Hour
+
+// Secret holds a credential. It prints as "[redacted]" so that a Config
+// logged with %v or %+v never shows the key.
+type Secret string
+
+// String hides the secret.
+func (Secret) String() string { return "[redacted]" }
+
+// GoString hides the secret from %#v.
+func (Secret) GoString() string { return `"[redacted]"` }
+
+// Header is one extra HTTP header (vLLM's --header KEY=VALUE).
+type Header struct{ Key, Value string }
+
+// Config configures a Client. The zero value of every field but URL is a
+// usable default.
+type Config struct {
+	// URL is the full API URL: base URL + endpoint, for example
+	// "http://127.0.0.1:8000/v1/completions". Required; it must end with
+	// "completions" (Completions) or "chat/completions" (Chat), as vLLM
+	// checks.
+	URL string
+	// API selects the body format; zero is Completions.
+	API API
+	// APIKey, when non-empty, is sent as "Authorization: Bearer <key>"
+	// (the CLI reads OPENAI_API_KEY, like vLLM).
+	APIKey Secret
+	// Headers are extra headers sent on every request, in order, after
+	// Content-Type and Authorization (so they can replace them); the
+	// request's x-request-id is set last and wins over a same-named header.
+	Headers []Header
+	// Logprobs is sent as "logprobs" in completions bodies; nil sends null.
+	Logprobs *int
+	// MaxConcurrency sizes the connection pool: with N > 0 at most N
+	// connections per host are opened and N are kept idle (vLLM limits its
+	// aiohttp pool to --max-concurrency the same way). 0 means no
+	// connection limit and an idle pool of 1024.
+	MaxConcurrency int
+	// Timeout bounds each request from send to the end of the stream; 0
+	// means DefaultTimeout.
+	Timeout time.Duration
+	// Insecure skips TLS certificate verification (vLLM's --insecure).
+	Insecure bool
+	// UserAgent is the User-Agent header; "" sends "llmbench".
+	UserAgent string
+	// ReadBufferBytes is the size of each read from the response body;
+	// 0 means 8192. Chunks are stamped per read, so a smaller buffer never
+	// changes stamps while the server sends less than this per write.
+	ReadBufferBytes int
+}
+
+// Client sends benchmark requests to one OpenAI-compatible endpoint. It
+// implements backend.Backend and is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	url     string
+	http    *http.Client
+	tr      *http.Transport
+	header  http.Header // base headers, cloned per request
+	timeout time.Duration
+	bufs    sync.Pool // *[]byte read buffers
+	colls   sync.Pool // *stream.Collector
+}
+
+var _ backend.Backend = (*Client)(nil)
+
+// CheckURL reports whether apiURL suits api, with vLLM's rule (the URL must
+// end with "completions" or "chat/completions") plus a check that it is an
+// absolute http(s) URL.
+func CheckURL(api API, apiURL string) error {
+	u, err := url.Parse(apiURL)
+	if err != nil {
+		return fmt.Errorf("invalid API URL %q: %v", apiURL, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("invalid API URL %q: want http://host[:port]/path or https://...", apiURL)
+	}
+	switch api {
+	case Chat:
+		if !strings.HasSuffix(apiURL, "chat/completions") {
+			return fmt.Errorf("OpenAI Chat Completions API URL must end with 'chat/completions' (got %q; use --endpoint /v1/chat/completions)", apiURL)
+		}
+	default:
+		if !strings.HasSuffix(apiURL, "completions") {
+			return fmt.Errorf("OpenAI Completions API URL must end with 'completions' (got %q)", apiURL)
+		}
+	}
+	return nil
+}
+
+// NewTransport returns the HTTP transport the Client uses: HTTP/1.1 with
+// keep-alive, no proxy, no transparent decompression, pool sized by
+// maxConcurrency (see Config.MaxConcurrency).
+func NewTransport(maxConcurrency int, insecure bool) *http.Transport {
+	idle := 1024
+	if maxConcurrency > 0 {
+		idle = maxConcurrency
+	}
+	return &http.Transport{
+		Proxy: nil, // a benchmark measures the server, not a proxy
+		DialContext: (&net.Dialer{
+			Timeout:   30 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		MaxIdleConns:        0, // no global limit; the per-host ones apply
+		MaxIdleConnsPerHost: idle,
+		MaxConnsPerHost:     max(maxConcurrency, 0),
+		IdleConnTimeout:     90 * time.Second,
+		TLSHandshakeTimeout: 30 * time.Second,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: insecure}, //nolint:gosec // user asked for --insecure
+		// An empty TLSNextProto map keeps HTTPS on HTTP/1.1, like aiohttp.
+		TLSNextProto:       map[string]func(string, *tls.Conn) http.RoundTripper{},
+		DisableCompression: true, // gzip would delay chunks inside the decompressor
+	}
+}
+
+// New checks cfg and returns a Client.
+func New(cfg Config) (*Client, error) {
+	if err := CheckURL(cfg.API, cfg.URL); err != nil {
+		return nil, err
+	}
+	if cfg.MaxConcurrency < 0 {
+		return nil, fmt.Errorf("max concurrency must be >= 0, got %d", cfg.MaxConcurrency)
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("request timeout must be >= 0, got %v", cfg.Timeout)
+	}
+	h := make(http.Header)
+	h.Set("Content-Type", "application/json")
+	if cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+string(cfg.APIKey))
+	}
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = "llmbench"
+	}
+	h.Set("User-Agent", ua)
+	for _, kv := range cfg.Headers {
+		if kv.Key == "" {
+			return nil, errors.New("empty header name")
+		}
+		h.Set(kv.Key, kv.Value)
+	}
+	tr := NewTransport(cfg.MaxConcurrency, cfg.Insecure)
+	c := &Client{
+		cfg:    cfg,
+		url:    cfg.URL,
+		tr:     tr,
+		header: h,
+		http: &http.Client{
+			Transport: tr,
+			// Report redirects instead of following them: a POST that gets
+			// redirected is a misconfigured URL, not something to time.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		timeout: cfg.Timeout,
+	}
+	if c.timeout == 0 {
+		c.timeout = DefaultTimeout
+	}
+	n := cfg.ReadBufferBytes
+	if n <= 0 {
+		n = 8192
+	}
+	c.bufs.New = func() any { b := make([]byte, n); return &b }
+	c.colls.New = func() any { return new(stream.Collector) }
+	return c, nil
+}
+
+// Close closes idle connections.
+func (c *Client) Close() { c.tr.CloseIdleConnections() }
+
+// HTTPClient returns the client's *http.Client (shared transport), for
+// side requests such as ListModels against the same server.
+func (c *Client) HTTPClient() *http.Client { return c.http }
+
+// Body returns the exact JSON body Send would post for req.
+func (c *Client) Body(req *backend.Request) ([]byte, error) {
+	return buildBody(c.cfg.API, c.cfg.Logprobs, req)
+}
+
+// buildBody writes vLLM's request body (spec §3), key order included.
+func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
+	var o object
+	o.set("model", req.Model)
+	if api == Chat {
+		if req.Messages != nil {
+			o.set("messages", req.Messages)
+		} else {
+			part := &object{}
+			part.set("type", "text")
+			part.set("text", req.Prompt)
+			msg := &object{}
+			msg.set("role", "user")
+			msg.set("content", []any{part})
+			o.set("messages", []any{msg})
+		}
+		o.set("max_completion_tokens", req.MaxTokens)
+	} else {
+		o.set("prompt", req.Prompt)
+		o.set("repetition_penalty", 1.0)
+		o.set("max_tokens", req.MaxTokens)
+		if logprobs != nil {
+			o.set("logprobs", *logprobs)
+		} else {
+			o.set("logprobs", nil)
+		}
+	}
+	o.set("stream", true)
+	opts := &object{}
+	opts.set("include_usage", true)
+	o.set("stream_options", opts)
+	if req.IgnoreEOS {
+		o.set("ignore_eos", true)
+	}
+	if len(req.ExtraBody) > 0 {
+		extra := mapObject(req.ExtraBody)
+		for i, k := range extra.keys {
+			o.set(k, extra.vals[i])
+		}
+	}
+	return appendPy(make([]byte, 0, 256+len(req.Prompt)), &o)
+}
+
+// Send posts req and streams the answer into resp; see backend.Backend.
+// resp.Start is read immediately before the request is written; each token
+// chunk is stamped with time.Now() taken when the body read that completed
+// it returned.
+func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
+	body, err := buildBody(c.cfg.API, c.cfg.Logprobs, req)
+	if err != nil {
+		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		resp.Err, resp.ErrClass = err, record.ErrOther
+		return
+	}
+	hreq.Header = c.header.Clone()
+	if req.ID != "" {
+		hreq.Header.Set("X-Request-Id", req.ID)
+	}
+	if resp.ChunkTimes == nil {
+		resp.ChunkTimes = make([]time.Time, 0, min(max(req.MaxTokens, 0)+2, 4096))
+	}
+
+	resp.Start = time.Now()
+	hresp, err := c.http.Do(hreq)
+	if err != nil {
+		resp.ErrClass, resp.Err = transportError(ctx, err, "sending request")
+		return
+	}
+	defer hresp.Body.Close()
+	resp.HTTPStatus = hresp.StatusCode
+	if hresp.StatusCode != http.StatusOK {
+		resp.ErrClass, resp.Err = statusError(hresp)
+		return
+	}
+
+	coll := c.colls.Get().(*stream.Collector)
+	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
+	coll.Reset(resp)
+	coll.Parser.Framing = stream.FramingSSE
+	coll.Parser.Decoder.Mode = stream.ModeCompletions
+	if c.cfg.API == Chat {
+		coll.Parser.Decoder.Mode = stream.ModeChat
+	}
+	bp := c.bufs.Get().(*[]byte)
+	defer c.bufs.Put(bp)
+	buf := *bp
+	for {
+		n, rerr := hresp.Body.Read(buf)
+		if n > 0 {
+			if coll.Feed(buf[:n], time.Now()) != nil {
+				return // recorded as malformed_stream by the collector
+			}
+		}
+		if rerr == io.EOF {
+			coll.Finish(time.Now())
+			return
+		}
+		if rerr != nil {
+			coll.Fail(transportError(ctx, rerr, fmt.Sprintf("reading stream after %d token chunks", coll.Tokens())))
+			return
+		}
+	}
+}
+
+// transportError classifies an error from the HTTP client or a body read.
+func transportError(ctx context.Context, err error, doing string) (class string, _ error) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return record.ErrCanceled, fmt.Errorf("%s: canceled", doing)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return record.ErrTimeout, fmt.Errorf("%s: request timed out: %w", doing, err)
+	case errors.As(err, &ne) && ne.Timeout():
+		return record.ErrTimeout, fmt.Errorf("%s: %w", doing, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return record.ErrStreamTruncated, fmt.Errorf("%s: connection closed mid-stream: %w", doing, err)
+	}
+	return record.ErrConnection, fmt.Errorf("%s: %w", doing, err)
+}
+
+// errorBodyBytes is how much of a non-200 body goes into the error message.
+const errorBodyBytes = 200
+
+// statusError describes a non-200 answer: status line plus the start of the
+// body, on one line.
+func statusError(r *http.Response) (class string, _ error) {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyBytes+1))
+	more := len(b) > errorBodyBytes
+	if more {
+		b = b[:errorBodyBytes]
+	}
+	text := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+	if more {
+		text += "..."
+	}
+	status := r.Status
+	if status == "" {
+		status = fmt.Sprintf("%d %s", r.StatusCode, http.StatusText(r.StatusCode))
+	}
+	msg := "HTTP " + status
+	if loc := r.Header.Get("Location"); loc != "" && r.StatusCode/100 == 3 {
+		msg += " (redirect to " + loc + "; check --base-url/--endpoint)"
+	}
+	if text != "" {
+		msg += ": " + text
+	}
+	class = record.ErrOther
+	switch {
+	case r.StatusCode == http.StatusTooManyRequests:
+		class = record.ErrHTTP429
+	case r.StatusCode >= 400 && r.StatusCode < 500:
+		class = record.ErrHTTP4xx
+	case r.StatusCode >= 500 && r.StatusCode < 600:
+		class = record.ErrHTTP5xx
+	}
+	return class, errors.New(msg)
+}
