@@ -485,4 +485,3 @@ func TestReadyCheck(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
-

@@ -199,7 +199,6 @@ func appendU(dst []byte, r rune) []byte {
 	return append(dst, '\\', 'u', hexDigits[r>>12&0xF], hexDigits[r>>8&0xF], hexDigits[r>>4&0xF], hexDigits[r&0xF])
 }
 
-
 // appendPyFloat writes f as Python's float repr: the shortest digits that
 // round-trip, in fixed notation with at least one decimal ("1.0") when the
 // decimal exponent e satisfies -4 <= e < 16, otherwise as "1e-05" /
