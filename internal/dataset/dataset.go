@@ -28,13 +28,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/hfhub"
 )
 
 // Tokenizer is what the samplers need from a tokenizer, with Hugging Face
-// transformers semantics (internal/tokenizer implements it).
+// transformers semantics (internal/tokenizer implements it). It must be
+// safe for concurrent use: the random sampler encodes on all CPUs.
 type Tokenizer interface {
 	// Encode returns the token ids of text; addSpecialTokens adds what the
 	// post-processor adds (BOS for Llama/Mistral).
@@ -319,13 +321,17 @@ func (c Config) Validate() error {
 // --skip-tokenizer-init): then token counts are estimates and a warning
 // says so. Warnings are things the user should see but that do not stop
 // the run. Errors name the file and line or row at fault.
-//
-// Pass a nil interface for "no tokenizer", not a typed nil pointer.
 func Load(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
 	cfg = cfg.withDefaults()
+	if tok != nil {
+		// A typed nil pointer in the interface means "no tokenizer" too.
+		if v := reflect.ValueOf(tok); v.Kind() == reflect.Pointer && v.IsNil() {
+			tok = nil
+		}
+	}
 	var (
 		reqs []Request
 		warn []string
@@ -333,7 +339,7 @@ func Load(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, 
 	)
 	switch cfg.Name {
 	case Random:
-		reqs, warn, err = sampleRandom(cfg, tok)
+		reqs, warn, err = sampleRandom(ctx, cfg, tok)
 	case ShareGPT:
 		reqs, warn, err = loadShareGPT(ctx, cfg, tok)
 	case Custom:

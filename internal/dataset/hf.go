@@ -20,6 +20,10 @@ import (
 type hfRow struct {
 	fields map[string]any
 	where  string // "FILE:LINE" or "FILE row N"
+	// turns, when set, are the raw first two "conversations" turns of a
+	// ShareGPT-layout JSON file read by the fast scanner; fields is nil and
+	// the turns are decoded only for rows the sampler walks.
+	turns *[2]json.RawMessage
 }
 
 // openMaybeGzip opens path, transparently gunzipping *.gz files.
@@ -60,6 +64,16 @@ func readRows(path string) ([]hfRow, error) {
 	case bytes.HasPrefix(data, []byte("PAR1")):
 		return readParquetRows(path, data)
 	case len(trimmed) > 0 && trimmed[0] == '[':
+		if kept, _, ok := scanShareGPT(data); ok && len(kept) > 0 {
+			// A ShareGPT-layout file (often hundreds of MB): keep the raw
+			// first two turns of entries with at least two, as the sharegpt
+			// dataset does, instead of decoding every row.
+			rows := make([]hfRow, len(kept))
+			for i := range kept {
+				rows[i] = hfRow{where: fmt.Sprintf("%s:%d", path, kept[i].line), turns: &kept[i].turns}
+			}
+			return rows, nil
+		}
 		return readJSONArrayRows(path, data)
 	case len(trimmed) > 0 && trimmed[0] == '{':
 		var rows []hfRow
@@ -200,6 +214,12 @@ func keysOf(m map[string]any) []string {
 // detectLayout picks the prompt column from the first row (or checks the
 // one the user named).
 func detectLayout(first hfRow, column string) (hfLayout, error) {
+	if first.turns != nil {
+		if column != "" && column != "conversations" {
+			return hfLayout{}, fmt.Errorf("%s: --hf-prompt-column %q: this ShareGPT-layout file is read by its \"conversations\" column", first.where, column)
+		}
+		return hfLayout{column: "conversations"}, nil
+	}
 	f := first.fields
 	if column != "" {
 		if _, ok := f[column]; !ok {
@@ -238,6 +258,20 @@ func firstPresent(f map[string]any, cols []string, not string) string {
 
 // extract returns the row's prompt and completion (ok2 false when none).
 func (l hfLayout) extract(r hfRow) (prompt, completion string, hasCompletion bool, err error) {
+	if r.turns != nil {
+		var t [2]any
+		for k := range t {
+			if json.Unmarshal(r.turns[k], &t[k]) != nil {
+				return "", "", false, fmt.Errorf("%s: conversations[%d] is not valid JSON", r.where, k)
+			}
+		}
+		p, ok := turnText(t[0])
+		if !ok {
+			return "", "", false, fmt.Errorf("%s: conversations[0] has no text (\"value\" or \"content\")", r.where)
+		}
+		completion, hasCompletion = turnText(t[1])
+		return p, completion, hasCompletion, nil
+	}
 	v, present := r.fields[l.column]
 	switch x := v.(type) {
 	case string:

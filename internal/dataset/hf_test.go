@@ -341,3 +341,28 @@ func TestSelectFiles(t *testing.T) {
 		t.Error("an explicit non-train split on an unsplit repo should fail")
 	}
 }
+
+// TestHFShareGPTFile: a ShareGPT JSON file under hf (the common hub
+// layout) selects the same requests as the sharegpt dataset.
+func TestHFShareGPTFile(t *testing.T) {
+	t.Parallel()
+	tok := realTokenizer(t, "gpt2")
+	want, _, err := Load(t.Context(), Config{Name: ShareGPT, Path: sampleShareGPTPath, NumPrompts: 20, Seed: 4}, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, warns, err := Load(t.Context(), Config{Name: HF, Path: sampleShareGPTPath, NumPrompts: 20, Seed: 4}, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 0 {
+		t.Errorf("warnings %v", warns)
+	}
+	if fmt.Sprint(want) != fmt.Sprint(got) {
+		t.Error("hf and sharegpt disagree on the same ShareGPT file")
+	}
+	_, _, err = Load(t.Context(), Config{Name: HF, Path: sampleShareGPTPath, NumPrompts: 2, HFPromptColumn: "id"}, tok)
+	if err == nil || !strings.Contains(err.Error(), "conversations") {
+		t.Errorf("column on a ShareGPT file: %v", err)
+	}
+}

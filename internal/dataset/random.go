@@ -1,10 +1,14 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/llmbench/llmbench/internal/dataset/numpyrand"
 )
@@ -67,10 +71,15 @@ func allowedTokens(vocab int, special []int) []int {
 // the prompt, the final token ids and final-length minus target when the
 // retries ran out (0 otherwise).
 func decodeToTarget(tok Tokenizer, g *numpyrand.Generator, seq []int, target int) (string, []int, int, error) {
-	remain := maxDecodeRetries
-	for {
-		prompt := tok.Decode(seq)
-		seq = tok.Encode(prompt, false)
+	prompt := tok.Decode(seq)
+	return continueToTarget(tok, g, prompt, tok.Encode(prompt, false), target)
+}
+
+// continueToTarget runs decodeToTarget from its first decode/re-encode
+// (prompt, ids), which needs no random draws and so can be computed ahead,
+// in parallel, without changing the result.
+func continueToTarget(tok Tokenizer, g *numpyrand.Generator, prompt string, seq []int, target int) (string, []int, int, error) {
+	for remain := maxDecodeRetries; ; remain-- {
 		if remain <= 0 {
 			return prompt, seq, len(seq) - target, nil
 		}
@@ -88,12 +97,42 @@ func decodeToTarget(tok Tokenizer, g *numpyrand.Generator, seq []int, target int
 		default:
 			seq = seq[:target]
 		}
-		remain--
+		prompt = tok.Decode(seq)
+		seq = tok.Encode(prompt, false)
 	}
 }
 
+// firstRounds computes each sequence's first decode/re-encode on all CPUs.
+func firstRounds(tok Tokenizer, seqs [][]int) ([]string, [][]int) {
+	prompts := make([]string, len(seqs))
+	ids := make([][]int, len(seqs))
+	workers := min(runtime.GOMAXPROCS(0), len(seqs))
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(seqs) {
+					return
+				}
+				prompts[i] = tok.Decode(seqs[i])
+				ids[i] = tok.Encode(prompts[i], false)
+			}
+		}()
+	}
+	wg.Wait()
+	return prompts, ids
+}
+
+// randomChunk bounds how many prompts are held in memory between the
+// parallel first round and the sequential (RNG-ordered) remainder.
+const randomChunk = 256
+
 // sampleRandom is vLLM's RandomDataset.sample (text only, batch size 1).
-func sampleRandom(cfg Config, tok Tokenizer) ([]Request, []string, error) {
+func sampleRandom(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, error) {
 	rr, err := ParseRangeRatio(cfg.RandomRangeRatio)
 	if err != nil {
 		return nil, nil, err
@@ -166,7 +205,7 @@ func sampleRandom(cfg Config, tok Tokenizer) ([]Request, []string, error) {
 
 	reqs := make([]Request, n)
 	mismatchTotal := 0
-	for i := range n {
+	body := func(i int) []int {
 		inLen := int(inLens[i])
 		seq := make([]int, 0, len(prefix)+inLen)
 		seq = append(seq, prefix...)
@@ -174,22 +213,33 @@ func sampleRandom(cfg Config, tok Tokenizer) ([]Request, []string, error) {
 		for k := range inLen {
 			seq = append(seq, allowed[(base+k)%len(allowed)])
 		}
-		target := cfg.RandomPrefixLen + inLen
-		var prompt string
-		promptLen := target
-		if tok != nil {
-			var final []int
-			var mismatch int
-			prompt, final, mismatch, err = decodeToTarget(tok, g, seq, target)
+		return seq
+	}
+	for lo := 0; lo < n; lo += randomChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, warnings, err
+		}
+		hi := min(n, lo+randomChunk)
+		seqs := make([][]int, hi-lo)
+		for i := range seqs {
+			seqs[i] = body(lo + i)
+		}
+		if tok == nil {
+			for i, seq := range seqs {
+				reqs[lo+i] = Request{Prompt: joinWords(seq), PromptLen: len(seq), OutputLen: int(outLens[lo+i]), PrefixID: -1}
+			}
+			continue
+		}
+		prompts, ids := firstRounds(tok, seqs)
+		for i := range seqs {
+			target := cfg.RandomPrefixLen + int(inLens[lo+i])
+			prompt, final, mismatch, err := continueToTarget(tok, g, prompts[i], ids[i], target)
 			if err != nil {
 				return nil, warnings, err
 			}
 			mismatchTotal += mismatch
-			promptLen = len(final)
-		} else {
-			prompt = joinWords(seq)
+			reqs[lo+i] = Request{Prompt: prompt, PromptLen: len(final), OutputLen: int(outLens[lo+i]), PrefixID: -1}
 		}
-		reqs[i] = Request{Prompt: prompt, PromptLen: promptLen, OutputLen: int(outLens[i]), PrefixID: -1}
 	}
 	if mismatchTotal != 0 {
 		warnings = append(warnings, fmt.Sprintf("across all generated prompts, there were %d %s tokens than expected after decoding and re-encoding (vLLM's sampler has the same imperfection)", abs(mismatchTotal), moreFewer(mismatchTotal)))
