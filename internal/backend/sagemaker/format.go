@@ -48,77 +48,38 @@ func ParseFormat(s string) (Format, error) {
 // openAI reports whether f streams OpenAI chunks.
 func (f Format) openAI() bool { return f == FormatOpenAIChat || f == FormatOpenAI }
 
-// body builds the request body for f. The OpenAI bodies are vLLM bench's
-// (same keys and values as the direct OpenAI backend, so the server does
-// the same work); stream_options.include_usage asks for the usage chunk
-// that gives the server's token count.
-//
-// For TGI and LMI the sampling keys of ExtraBody go into "parameters",
-// where those servers read them; "details": true makes the final line carry
-// finish_reason and generated_tokens. IgnoreEOS becomes
-// parameters.ignore_eos for LMI (a vLLM sampling parameter it passes on);
-// TGI has no such parameter, so it is left out there.
-func (f Format) body(req *backend.Request) ([]byte, error) {
-	var m map[string]any
-	switch f {
-	case FormatOpenAIChat:
-		msgs := any(req.Messages)
-		if req.Messages == nil {
-			msgs = []map[string]any{{
-				"role":    "user",
-				"content": []map[string]any{{"type": "text", "text": req.Prompt}},
-			}}
-		}
-		m = map[string]any{
-			"messages":              msgs,
-			"max_completion_tokens": req.MaxTokens,
-			"stream":                true,
-			"stream_options":        map[string]any{"include_usage": true},
-		}
-		if req.Model != "" {
-			m["model"] = req.Model
-		}
-		if req.IgnoreEOS {
-			m["ignore_eos"] = true
-		}
-		maps.Copy(m, req.ExtraBody)
-	case FormatOpenAI:
-		m = map[string]any{
-			"prompt":             req.Prompt,
-			"repetition_penalty": 1.0,
-			"max_tokens":         req.MaxTokens,
-			"logprobs":           nil,
-			"stream":             true,
-			"stream_options":     map[string]any{"include_usage": true},
-		}
-		if req.Model != "" {
-			m["model"] = req.Model
-		}
-		if req.IgnoreEOS {
-			m["ignore_eos"] = true
-		}
-		maps.Copy(m, req.ExtraBody)
-	case FormatTGI, FormatLMI:
-		params := map[string]any{
-			"max_new_tokens": req.MaxTokens,
-			"details":        true,
-		}
-		if req.IgnoreEOS && f == FormatLMI {
-			params["ignore_eos"] = true
-		}
-		maps.Copy(params, req.ExtraBody)
-		m = map[string]any{
-			"inputs":     req.Prompt,
-			"parameters": params,
-			"stream":     true,
-		}
-	default:
-		return nil, fmt.Errorf("unknown payload format %q", string(f))
+// tokenBody builds the TGI/LMI request body. The sampling keys of
+// ExtraBody go into "parameters", where those servers read them;
+// "details": true makes the final line carry finish_reason and
+// generated_tokens. IgnoreEOS becomes parameters.ignore_eos for LMI (a vLLM
+// sampling parameter it passes on); TGI has no such parameter, so it is
+// left out there. (The OpenAI formats' bodies come from the OpenAI backend,
+// see Backend.body.)
+func (f Format) tokenBody(req *backend.Request) ([]byte, error) {
+	if f != FormatTGI && f != FormatLMI {
+		return nil, fmt.Errorf("payload format %q has no token body", string(f))
 	}
-	b, err := json.Marshal(m)
+	params := map[string]any{
+		"max_new_tokens": req.MaxTokens,
+		"details":        true,
+	}
+	if req.IgnoreEOS && f == FormatLMI {
+		params["ignore_eos"] = true
+	}
+	maps.Copy(params, req.ExtraBody)
+	b, err := json.Marshal(map[string]any{
+		"inputs":     req.Prompt,
+		"parameters": params,
+		"stream":     true,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request body: %w", err)
 	}
+	return checkSize(b)
+}
+
+// checkSize enforces SageMaker's request body limit.
+func checkSize(b []byte) ([]byte, error) {
 	if len(b) > maxBodyBytes {
 		return nil, fmt.Errorf("request body is %d bytes, over SageMaker's limit of %d", len(b), maxBodyBytes)
 	}

@@ -42,6 +42,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
 )
@@ -75,6 +76,11 @@ type Backend struct {
 	format Format
 	aws    aws.Config
 	opts   func(*sagemakerruntime.Options)
+
+	// openAIBody builds OpenAI bodies byte for byte as the OpenAI backend
+	// does (key order, number format), so both backends ask the server for
+	// the same work; nil for TGI and LMI.
+	openAIBody *openai.Client
 
 	// clients holds idle clients; a Send takes one for the length of its
 	// stream. Clients share the HTTP transport (one connection pool) but
@@ -139,6 +145,9 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 	if b.format == "" {
 		b.format = FormatOpenAIChat
 	}
+	if b.openAIBody, err = openAIBodyBuilder(b.format); err != nil {
+		return nil, err
+	}
 	endpointURL := cfg.AWS.EndpointURL
 	b.opts = func(o *sagemakerruntime.Options) {
 		if endpointURL != "" {
@@ -195,7 +204,7 @@ var inferenceIDRE = regexp.MustCompile(`^\PC{1,64}$`)
 // wait for response headers are inside TTFT, as connection setup and the
 // wait for headers are for the OpenAI backend.
 func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
-	body, err := b.format.body(req)
+	body, err := b.body(req)
 	if err != nil {
 		resp.Err, resp.ErrClass = err, record.ErrOther
 		return
@@ -272,6 +281,32 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		return
 	}
 	dec.finish(time.Now())
+}
+
+// openAIBodyBuilder returns an OpenAI client used only to build bodies
+// (its URL is never dialled), or nil for the token formats.
+func openAIBodyBuilder(f Format) (*openai.Client, error) {
+	switch f {
+	case FormatOpenAIChat:
+		return openai.New(openai.Config{URL: "http://sagemaker.invalid/v1/chat/completions", API: openai.Chat})
+	case FormatOpenAI:
+		return openai.New(openai.Config{URL: "http://sagemaker.invalid/v1/completions", API: openai.Completions})
+	}
+	return nil, nil
+}
+
+// body builds the request body: for the OpenAI formats the OpenAI
+// backend's own bytes (vLLM bench's keys, order and number format), so both
+// backends ask the server for the same work; tokenBody for TGI and LMI.
+func (b *Backend) body(req *backend.Request) ([]byte, error) {
+	if b.openAIBody == nil {
+		return b.format.tokenBody(req)
+	}
+	body, err := b.openAIBody.Body(req)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the request body: %w", err)
+	}
+	return checkSize(body)
 }
 
 // newDecoder picks the stream decoder for the format.

@@ -204,32 +204,38 @@ func TestRequest(t *testing.T) {
 	}
 }
 
-// TestBodies checks each format's request body.
+// TestBodies checks each format's request body: the OpenAI formats carry
+// the OpenAI backend's bytes (vLLM bench's key order and number format).
 func TestBodies(t *testing.T) {
 	req := &backend.Request{Model: "m", Prompt: "p", MaxTokens: 9, IgnoreEOS: true, ExtraBody: map[string]any{"temperature": 0.5}}
 	tests := []struct {
 		f    Format
 		want string
 	}{
-		{FormatOpenAI, `{"ignore_eos":true,"logprobs":null,"max_tokens":9,"model":"m","prompt":"p","repetition_penalty":1,"stream":true,"stream_options":{"include_usage":true},"temperature":0.5}`},
-		{FormatOpenAIChat, `{"ignore_eos":true,"max_completion_tokens":9,"messages":[{"content":[{"text":"p","type":"text"}],"role":"user"}],"model":"m","stream":true,"stream_options":{"include_usage":true},"temperature":0.5}`},
+		{FormatOpenAI, `{"model": "m", "prompt": "p", "repetition_penalty": 1.0, "max_tokens": 9, "logprobs": null, "stream": true, "stream_options": {"include_usage": true}, "ignore_eos": true, "temperature": 0.5}`},
+		{FormatOpenAIChat, `{"model": "m", "messages": [{"role": "user", "content": [{"type": "text", "text": "p"}]}], "max_completion_tokens": 9, "stream": true, "stream_options": {"include_usage": true}, "ignore_eos": true, "temperature": 0.5}`},
 		{FormatTGI, `{"inputs":"p","parameters":{"details":true,"max_new_tokens":9,"temperature":0.5},"stream":true}`},
 		{FormatLMI, `{"inputs":"p","parameters":{"details":true,"ignore_eos":true,"max_new_tokens":9,"temperature":0.5},"stream":true}`},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.f), func(t *testing.T) {
-			got, err := tt.f.body(req)
+			oc, err := openAIBodyBuilder(tt.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := &Backend{format: tt.f, openAIBody: oc}
+			got, err := b.body(req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if string(got) != tt.want {
 				t.Errorf("body\n got %s\nwant %s", got, tt.want)
 			}
+			big := &backend.Request{Prompt: strings.Repeat("x", maxBodyBytes)}
+			if _, err := b.body(big); err == nil || !strings.Contains(err.Error(), "limit") {
+				t.Errorf("oversized body: err = %v, want the 6 MiB limit", err)
+			}
 		})
-	}
-	big := &backend.Request{Prompt: strings.Repeat("x", maxBodyBytes)}
-	if _, err := FormatOpenAI.body(big); err == nil || !strings.Contains(err.Error(), "limit") {
-		t.Errorf("oversized body: err = %v, want the 6 MiB limit", err)
 	}
 }
 
