@@ -9,7 +9,8 @@ import (
 // bpe is the byte-pair-encoding model: a vocabulary plus ranked merges.
 type bpe struct {
 	vocab    map[string]int
-	vocabR   []string // id -> token; "" where the id is unused
+	vocabR   []string       // id -> token for dense vocabularies ("" = unused id)
+	vocabRM  map[int]string // id -> token when ids are sparse
 	merges   map[uint64]mergeInfo
 	unkID    int // -1 when there is no unk token
 	fuseUnk  bool
@@ -51,12 +52,16 @@ func newBPE(vocab map[string]int, merges [][2]string, unk string, fuseUnk, byteF
 			maxID = id
 		}
 	}
-	if maxID > 50_000_000 {
-		return nil, fmt.Errorf("BPE vocab: id %d is implausibly large", maxID)
-	}
-	m.vocabR = make([]string, maxID+1)
-	for tok, id := range vocab {
-		m.vocabR[id] = tok
+	if maxID <= 2*len(vocab)+1024 {
+		m.vocabR = make([]string, maxID+1)
+		for tok, id := range vocab {
+			m.vocabR[id] = tok
+		}
+	} else {
+		m.vocabRM = make(map[int]string, len(vocab))
+		for tok, id := range vocab {
+			m.vocabRM[id] = tok
+		}
 	}
 	if unk != "" {
 		// tokenizers only fails when an unknown character actually needs
@@ -288,13 +293,17 @@ func (h *mergeHeap) pop() heapItem {
 
 // idToToken returns the model's token for id.
 func (m *bpe) idToToken(id int) (string, bool) {
+	if m.vocabRM != nil {
+		t, ok := m.vocabRM[id]
+		return t, ok
+	}
 	if id < 0 || id >= len(m.vocabR) {
 		return "", false
 	}
 	t := m.vocabR[id]
 	if t == "" {
-		_, ok := m.vocab[""]
-		return "", ok && m.vocab[""] == id
+		eid, ok := m.vocab[""]
+		return "", ok && eid == id
 	}
 	return t, true
 }

@@ -312,15 +312,22 @@ func parseModel(raw json.RawMessage) (*bpe, error) {
 	if isNull(raw) {
 		return nil, errors.New("tokenizer.json has no model")
 	}
-	var m modelJSON
-	if err := json.Unmarshal(raw, &m); err != nil {
+	var head struct {
+		Type   string          `json:"type"`
+		Merges json.RawMessage `json:"merges"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	if m.Type == "" && !isNull(m.Merges) {
-		m.Type = "BPE" // files from before the "type" tag
+	if head.Type == "" && !isNull(head.Merges) {
+		head.Type = "BPE" // files from before the "type" tag
 	}
-	if m.Type != "BPE" {
-		return nil, unsupported("model", m.Type)
+	if head.Type != "BPE" {
+		return nil, unsupported("model", head.Type)
+	}
+	var m modelJSON
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("model BPE: %w", err)
 	}
 	if m.Dropout != nil && *m.Dropout > 0 && *m.Dropout < 1 {
 		return nil, errors.New("model BPE with dropout is not supported: it makes encodings random")

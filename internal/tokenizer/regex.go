@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -48,8 +49,8 @@ func (p regexPattern) findAll(s string) [][2]int {
 	}
 	idx, err := p.re.FindAllStringIndex(s, -1)
 	if err != nil {
-		// regexp2 fails only on timeouts or stack limits, both disabled
-		// here; treat a failure as "no match" rather than crash.
+		// regexp2 fails only on a match timeout (a hostile pattern);
+		// treat it as "no match" rather than crash.
 		return nil
 	}
 	out := make([][2]int, len(idx))
@@ -59,6 +60,9 @@ func (p regexPattern) findAll(s string) [][2]int {
 	return out
 }
 
+// matchTimeout bounds one regex search (see compileRegex).
+const matchTimeout = 10 * time.Second
+
 // compileRegex compiles an Oniguruma (Ruby syntax, UTF-8) pattern as
 // tokenizers uses it.
 func compileRegex(expr string) (regexPattern, error) {
@@ -66,6 +70,10 @@ func compileRegex(expr string) (regexPattern, error) {
 	if err != nil {
 		return regexPattern{}, fmt.Errorf("regex %q: %w", expr, err)
 	}
+	// A backtracking engine can take exponential time on a hostile pattern
+	// such as (a*)*b; the patterns of real tokenizers finish in
+	// microseconds, so a match that runs this long is abandoned.
+	re.MatchTimeout = matchTimeout
 	return regexPattern{re: re}, nil
 }
 
