@@ -35,6 +35,7 @@ const (
 	FormatConformance
 )
 
+// String names the format for messages.
 func (f Format) String() string {
 	switch f {
 	case FormatJSONLines:
