@@ -230,6 +230,9 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		in.InferenceId = aws.String(req.ID)
 	}
 	dec := b.newDecoder(req, resp)
+	if resp.ChunkTimes == nil {
+		resp.ChunkTimes = make([]time.Time, 0, min(max(req.MaxTokens, 0)+2, 4096))
+	}
 
 	c := b.client()
 	defer b.release(c)
@@ -351,5 +354,13 @@ func asksUsage(req *backend.Request) bool {
 type openAIDecoder struct{ c stream.Collector }
 
 func (d *openAIDecoder) feed(p []byte, now time.Time) error { return d.c.Feed(p, now) }
-func (d *openAIDecoder) finish(now time.Time)               { d.c.Finish(now) }
-func (d *openAIDecoder) fail(class string, err error)       { d.c.Fail(class, err) }
+func (d *openAIDecoder) finish(now time.Time) {
+	r := d.c.Resp
+	if d.c.Finish(now) != nil && r.ErrClass == record.ErrStreamTruncated && r.FinishReason != "" {
+		// Cut after the finish chunk, or a server that never sends usage
+		// (older LMI chat); say how to tell it that none is expected.
+		r.Err = fmt.Errorf("%w (the finish chunk arrived but not the usage chunk the request asked for; "+
+			"for a server that never sends usage, pass --extra-body '{\"stream_options\":{\"include_usage\":false}}')", r.Err)
+	}
+}
+func (d *openAIDecoder) fail(class string, err error) { d.c.Fail(class, err) }

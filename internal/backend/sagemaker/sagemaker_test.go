@@ -307,3 +307,26 @@ func TestEndMarkers(t *testing.T) {
 		})
 	}
 }
+
+// TestNoUsageAsked: when --extra-body turns include_usage off, a JSON-lines
+// stream (LMI) ends properly at the finish chunk; with usage asked for, the
+// same stream is truncated and the message says how to switch it off.
+func TestNoUsageAsked(t *testing.T) {
+	f := newFakeSM(t, false)
+	f.on("lmi-nousage", streamParts(lmiChatJSONLines(streamSpec{tokens: []string{"a", "b"}, finish: "stop", done: true}), fixedSplit(5), 0))
+	b := newTestBackend(t, f, "lmi-nousage", FormatOpenAIChat)
+	var off backend.Response
+	b.Send(context.Background(), &backend.Request{Prompt: "p", MaxTokens: 2,
+		ExtraBody: map[string]any{"stream_options": map[string]any{"include_usage": false}}}, &off)
+	if off.Err != nil || off.Text != "ab" || off.FinishReason != "stop" {
+		t.Errorf("include_usage off: err %v text %q finish %q", off.Err, off.Text, off.FinishReason)
+	}
+	_, body := f.request("lmi-nousage")
+	if !strings.Contains(string(body), `"include_usage": false`) {
+		t.Errorf("body does not carry the override: %s", body)
+	}
+	on := send(t, b, context.Background())
+	if on.ErrClass != record.ErrStreamTruncated || !strings.Contains(on.Err.Error(), "include_usage") {
+		t.Errorf("include_usage on: class %q err %v", on.ErrClass, on.Err)
+	}
+}

@@ -302,3 +302,60 @@ func TestProxyManyStreams(t *testing.T) {
 		t.Errorf("failures by class %v; %d with \"use of closed network connection\"", failures, closed)
 	}
 }
+
+// TestSimGroundTruth checks the timing rule against the simulator's record
+// of each write: every chunk stamp falls after the server began writing
+// that chunk (causality) and not long after it finished (the stamp is taken
+// when the part arrives, not at the end of the stream), and Start precedes
+// the server's arrival stamp.
+func TestSimGroundTruth(t *testing.T) {
+	cfg := sim.DefaultConfig()
+	cfg.Mode = sim.ModeFixed
+	cfg.TTFT, cfg.ITL = 30*time.Millisecond, 15*time.Millisecond
+	cfg.KeepTruth = true
+	cfg.PartSize = eventstream.PartSize{N: 7}
+	srv, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	defer func() { hs.Close(); srv.Close() }()
+	sm := simBackend(t, hs.URL, FormatOpenAIChat, 1)
+	var resp backend.Response
+	sm.Send(context.Background(), &backend.Request{ID: "truth-1", Model: cfg.Model, Prompt: "ground truth", MaxTokens: 10, IgnoreEOS: true}, &resp)
+	if resp.Err != nil {
+		t.Fatal(resp.Err)
+	}
+	// The server files its truth when its handler returns, which may be
+	// just after the client saw the end of the stream.
+	truths := srv.Truth()
+	for deadline := time.Now().Add(2 * time.Second); len(truths) == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		truths = srv.Truth()
+	}
+	if len(truths) != 1 {
+		t.Fatalf("%d truths", len(truths))
+	}
+	tr := truths[0]
+	if resp.Start.After(tr.Arrival) {
+		t.Errorf("Start %v after the server's arrival stamp", resp.Start.Sub(tr.Arrival))
+	}
+	var writes []sim.ChunkTruth
+	for _, c := range tr.Chunks {
+		if c.Kind == sim.ChunkRole || c.Kind == sim.ChunkToken {
+			writes = append(writes, c)
+		}
+	}
+	if len(writes) != len(resp.ChunkTimes) {
+		t.Fatalf("%d token chunks stamped, server wrote %d", len(resp.ChunkTimes), len(writes))
+	}
+	for i, w := range writes {
+		got := resp.ChunkTimes[i]
+		if got.Before(w.WriteStart) {
+			t.Errorf("chunk %d stamped %v before the server started writing it", i, w.WriteStart.Sub(got))
+		}
+		if late := got.Sub(w.WriteEnd); late > 250*time.Millisecond {
+			t.Errorf("chunk %d stamped %v after the server finished writing it", i, late)
+		}
+	}
+}
