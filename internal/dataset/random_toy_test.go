@@ -126,3 +126,53 @@ func TestRandomPipelineMatchesVLLMAlgorithm(t *testing.T) {
 		t.Errorf("vectors too easy: %d pad tokens, at most %d rounds", pads, maxRounds)
 	}
 }
+
+// TestPrefixRepetitionMatchesVLLMAlgorithm compares whole prompts with
+// vLLM's PrefixRepetitionRandomDataset restated in Python (NumPy's legacy
+// global generator, Python's shuffle) over the lossy toy tokenizer.
+func TestPrefixRepetitionMatchesVLLMAlgorithm(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(repoTestdata("dataset", "random_toy_vectors.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Cases []struct {
+			Seed        int64 `json:"seed"`
+			N           int   `json:"num_requests"`
+			PrefixLen   int   `json:"prefix_len"`
+			SuffixLen   int   `json:"suffix_len"`
+			NumPrefixes int   `json:"num_prefixes"`
+			OutputLen   int   `json:"output_len"`
+			Requests    []struct {
+				Prompt    string `json:"prompt"`
+				PromptLen int    `json:"prompt_len"`
+				OutputLen int    `json:"output_len"`
+			} `json:"requests"`
+		} `json:"prefix_repetition"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Cases) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, c := range v.Cases {
+		cfg := Config{Name: PrefixRepetition, Seed: c.Seed, NumPrompts: c.N, PrefixRepetitionPrefixLen: c.PrefixLen,
+			PrefixRepetitionSuffixLen: c.SuffixLen, PrefixRepetitionNumPrefixes: c.NumPrefixes, PrefixRepetitionOutputLen: c.OutputLen}
+		reqs, _, err := Load(t.Context(), cfg, toyTok{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs) != len(c.Requests) {
+			t.Fatalf("seed %d: %d requests, want %d", c.Seed, len(reqs), len(c.Requests))
+		}
+		for i, want := range c.Requests {
+			got := reqs[i]
+			if got.Prompt != want.Prompt || got.PromptLen != want.PromptLen || got.OutputLen != want.OutputLen {
+				t.Fatalf("seed %d request %d: got %q (%d, %d), want %q (%d, %d)", c.Seed, i,
+					got.Prompt, got.PromptLen, got.OutputLen, want.Prompt, want.PromptLen, want.OutputLen)
+			}
+		}
+	}
+}

@@ -13,6 +13,7 @@ prompts. Only NumPy is needed.
 """
 import json
 import math
+import random
 import sys
 
 import numpy as np
@@ -98,6 +99,44 @@ def sample(tok, seed, n, input_len, output_len, rr_in, rr_out, prefix_len):
     return out
 
 
+def legacy_decode_to_target(tok, seq, target, max_retry=10):
+    # gen_prompt_decode_to_target_len with rng=None: padding from the
+    # legacy global generator, np.random.randint.
+    remain = max_retry
+    while True:
+        prompt = tok.decode(seq)
+        seq = tok.encode(prompt, add_special_tokens=False)
+        if remain <= 0 or len(seq) == target:
+            break
+        if len(seq) < target:
+            seq.extend(np.random.randint(0, tok.vocab_size, size=target - len(seq)).tolist())
+        else:
+            seq = seq[:target]
+        remain -= 1
+    return prompt, seq
+
+
+def prefix_repetition(tok, seed, n, prefix_len, suffix_len, num_prefixes, output_len):
+    # PrefixRepetitionRandomDataset: random.seed and np.random.seed in
+    # __init__, token ids from np.random.randint, shuffle with random.
+    random.seed(seed)
+    np.random.seed(seed)
+    per = n // num_prefixes
+
+    def exact(length):
+        ids = np.random.randint(0, tok.vocab_size, size=length).tolist()
+        return legacy_decode_to_target(tok, ids, length)[1]
+
+    reqs = []
+    for _ in range(num_prefixes):
+        prefix = exact(prefix_len)
+        for _ in range(per):
+            combined = prefix + exact(suffix_len)
+            reqs.append({"prompt": tok.decode(combined), "prompt_len": len(combined), "output_len": output_len})
+    random.shuffle(reqs)
+    return reqs
+
+
 def main():
     tok = ToyTokenizer()
     cases = []
@@ -107,7 +146,12 @@ def main():
                 cfg = {"seed": seed, "num_requests": 25, "input_len": 40, "output_len": 16,
                        "range_ratio_input": rr[0], "range_ratio_output": rr[1], "prefix_len": prefix_len}
                 cases.append({**cfg, "requests": sample(tok, seed, 25, 40, 16, rr[0], rr[1], prefix_len)})
-    json.dump({"numpy_version": np.__version__, "cases": cases}, sys.stdout, separators=(",", ":"))
+    prefix_cases = []
+    for seed in [0, 42]:
+        cfg = {"seed": seed, "num_requests": 14, "prefix_len": 5, "suffix_len": 4, "num_prefixes": 3, "output_len": 7}
+        prefix_cases.append({**cfg, "requests": prefix_repetition(tok, seed, 14, 5, 4, 3, 7)})
+    json.dump({"numpy_version": np.__version__, "cases": cases, "prefix_repetition": prefix_cases},
+              sys.stdout, separators=(",", ":"))
     sys.stdout.write("\n")
 
 
