@@ -78,6 +78,7 @@ simulator on this machine.`,
 	root.AddCommand(
 		// Subcommands register here, one constructor each.
 		newSimCmd(env),
+		newTokenizeCmd(env),
 		newProxyCmd(env),
 		newMetricsCmd(env),
 		newCompareCmd(env),
