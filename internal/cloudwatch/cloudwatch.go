@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
 )
@@ -54,6 +55,11 @@ func NewClient(cfg aws.Config, endpointURL string) *cloudwatch.Client {
 		if endpointURL != "" {
 			o.BaseEndpoint = aws.String(endpointURL)
 		}
+		// The benchmark's configuration turns retries off (they would hide
+		// inside measured latencies); reading metrics afterwards is not
+		// measured, and CloudWatch throttles, so retry here.
+		o.Retryer = retry.NewStandard()
+		o.RetryMaxAttempts = 0
 	})
 }
 

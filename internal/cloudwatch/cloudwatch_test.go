@@ -403,3 +403,28 @@ func TestWriteTable(t *testing.T) {
 }
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
+
+// TestClientRetries: unlike the benchmark's SageMaker client, the
+// CloudWatch client retries a throttled read, even when built from a
+// configuration with retries off.
+func TestClientRetries(t *testing.T) {
+	f := newFakeCW(t, func(call int, req request) (int, []result, string, string) {
+		if call == 0 {
+			return 400, nil, "", "Throttling"
+		}
+		return standard(3)(call, req)
+	})
+	cfg := aws.Config{
+		Region:           "us-east-1",
+		Credentials:      credentials.NewStaticCredentialsProvider("AKIDCW", "cw-secret", ""),
+		RetryMaxAttempts: 1,
+		Retryer:          func() aws.Retryer { return aws.NopRetryer{} },
+	}
+	s, err := Fetch(context.Background(), NewClient(cfg, f.srv.URL), Query{EndpointName: "ep", Start: runStart, End: runEnd, Requests: 3})
+	if err != nil {
+		t.Fatalf("throttled read not retried: %v", err)
+	}
+	if !s.Complete || f.calls != 2 {
+		t.Errorf("complete %v after %d calls", s.Complete, f.calls)
+	}
+}
