@@ -1,0 +1,145 @@
+package load
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Item is one request as the dispatcher handed it over.
+type Item struct {
+	// Index is the request's position in the schedule.
+	Index int
+	// Intended is when the schedule meant it to be sent: start + offset.
+	Intended time.Time
+	// Arrived is when the dispatcher fired it (vLLM's arrival time: the
+	// task was created). Arrived - Intended is the dispatcher's lag.
+	Arrived time.Time
+	// Acquired is when it got a concurrency slot and fn was called; equal
+	// to Arrived without a cap. Acquired - Arrived is client-side queueing
+	// (vLLM's client_queue_time up to the few microseconds between here
+	// and the backend's start stamp).
+	Acquired time.Time
+}
+
+// Options configures Run. The zero value dispatches without a concurrency
+// cap, starting now.
+type Options struct {
+	// MaxConcurrency caps the number of fn calls running at once; requests
+	// that arrive while all slots are taken wait in arrival order. 0 means
+	// no cap. The schedule is never delayed by the cap.
+	MaxConcurrency int
+	// Start is the instant offsets count from; the zero value means
+	// time.Now() when Run is called. It must carry a monotonic reading
+	// (come from time.Now()) for exact timing.
+	Start time.Time
+}
+
+// Result says what Run did.
+type Result struct {
+	// Start is the instant offsets were counted from (vLLM's
+	// benchmark_start_time).
+	Start time.Time
+	// End is when the last fn call returned (or Run gave up).
+	End time.Time
+	// Sent is the number of fn calls made.
+	Sent int
+	// NotSent lists the indices never dispatched because ctx was done
+	// before their time.
+	NotSent []int
+	// Abandoned lists requests that were dispatched but canceled while
+	// waiting for a concurrency slot; fn was not called for them.
+	Abandoned []Item
+}
+
+// Run sends requests at start + offsets[i], open loop: one dispatcher
+// goroutine waits for each absolute deadline on a single reused timer
+// (never a relative sleep, so waiting errors do not add up) and hands the
+// request over without waiting for anything. Each request then runs fn in
+// its own goroutine — at once, or after a slot frees up when
+// opts.MaxConcurrency > 0 (a FIFO queue served by MaxConcurrency workers).
+// A slow server therefore never delays the schedule; it only makes
+// requests queue, and Item.Acquired shows for how long.
+//
+// When ctx is done, dispatch stops: the remaining indices are reported in
+// Result.NotSent, queued requests in Result.Abandoned, and calls in
+// progress get the canceled ctx. Run returns when every fn call has
+// returned. offsets must be non-decreasing (a Plan's are).
+func Run(ctx context.Context, offsets []time.Duration, opts Options, fn func(ctx context.Context, it Item)) Result {
+	res := Result{Start: opts.Start}
+	if res.Start.IsZero() {
+		res.Start = time.Now()
+	}
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex // guards res.Abandoned
+		queue     chan Item
+		sent      int
+		sentMu    sync.Mutex
+		countSent = func() { sentMu.Lock(); sent++; sentMu.Unlock() }
+	)
+	if opts.MaxConcurrency > 0 {
+		// Capacity for every request: the dispatcher never blocks on it.
+		queue = make(chan Item, len(offsets))
+		for range min(opts.MaxConcurrency, len(offsets)) {
+			wg.Go(func() {
+				for it := range queue {
+					if ctx.Err() != nil {
+						mu.Lock()
+						res.Abandoned = append(res.Abandoned, it)
+						mu.Unlock()
+						continue
+					}
+					it.Acquired = time.Now()
+					countSent()
+					fn(ctx, it)
+				}
+			})
+		}
+	}
+
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for i, off := range offsets {
+		due := res.Start.Add(off)
+		if wait := time.Until(due); wait > 0 {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+			case <-timer.C:
+			}
+		}
+		if ctx.Err() != nil {
+			for j := i; j < len(offsets); j++ {
+				res.NotSent = append(res.NotSent, j)
+			}
+			break
+		}
+		it := Item{Index: i, Intended: due, Arrived: time.Now()}
+		if queue != nil {
+			queue <- it
+			continue
+		}
+		it.Acquired = it.Arrived
+		countSent()
+		wg.Go(func() { fn(ctx, it) })
+	}
+	if queue != nil {
+		close(queue)
+	}
+	wg.Wait()
+	res.End = time.Now()
+	slices.SortFunc(res.Abandoned, func(a, b Item) int { return a.Index - b.Index })
+	res.Sent = sent
+	return res
+}
+
+// Warmup sends n requests at once, at most maxConcurrency at a time (0: no
+// cap), and returns when all are done: vLLM's --num-warmups (spec §5.6).
+// fn receives the warm-up's number 0..n-1.
+func Warmup(ctx context.Context, n, maxConcurrency int, fn func(ctx context.Context, i int)) {
+	Run(ctx, make([]time.Duration, max(n, 0)), Options{MaxConcurrency: maxConcurrency},
+		func(ctx context.Context, it Item) { fn(ctx, it.Index) })
+}
