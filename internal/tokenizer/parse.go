@@ -312,22 +312,27 @@ func parseModel(raw json.RawMessage) (*bpe, error) {
 	if isNull(raw) {
 		return nil, errors.New("tokenizer.json has no model")
 	}
-	var head struct {
-		Type   string          `json:"type"`
-		Merges json.RawMessage `json:"merges"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, fmt.Errorf("model: %w", err)
-	}
-	if head.Type == "" && !isNull(head.Merges) {
-		head.Type = "BPE" // files from before the "type" tag
-	}
-	if head.Type != "BPE" {
-		return nil, unsupported("model", head.Type)
-	}
+	// One pass for the common case; the "type" is checked after, so a
+	// WordPiece or Unigram file still gets a message naming its model.
 	var m modelJSON
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("model BPE: %w", err)
+	err := json.Unmarshal(raw, &m)
+	if err != nil || m.Type != "BPE" {
+		var head struct {
+			Type   string          `json:"type"`
+			Merges json.RawMessage `json:"merges"`
+		}
+		if herr := json.Unmarshal(raw, &head); herr != nil {
+			return nil, fmt.Errorf("model: %w", herr)
+		}
+		if head.Type == "" && !isNull(head.Merges) {
+			head.Type = "BPE" // files from before the "type" tag
+		}
+		if head.Type != "BPE" {
+			return nil, unsupported("model", head.Type)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model BPE: %w", err)
+		}
 	}
 	if m.Dropout != nil && *m.Dropout > 0 && *m.Dropout < 1 {
 		return nil, errors.New("model BPE with dropout is not supported: it makes encodings random")
