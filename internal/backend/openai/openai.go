@@ -4,8 +4,9 @@
 // response through internal/backend/stream and stamps each token chunk with
 // the monotonic time of the read that completed it.
 //
-// It does not retry, follow redirects, use proxies from the environment or
-// decompress: each of those would change what is measured.
+// It does not retry, follow redirects or decompress: each of those would
+// change what is measured. Like vLLM's aiohttp session (trust_env=True) it
+// honours HTTP_PROXY/HTTPS_PROXY/NO_PROXY; loopback is never proxied.
 package openai
 
 import (
@@ -139,15 +140,15 @@ func CheckURL(api API, apiURL string) error {
 }
 
 // NewTransport returns the HTTP transport the Client uses: HTTP/1.1 with
-// keep-alive, no proxy, no transparent decompression, pool sized by
-// maxConcurrency (see Config.MaxConcurrency).
+// keep-alive, proxies from the environment, no transparent decompression,
+// pool sized by maxConcurrency (see Config.MaxConcurrency).
 func NewTransport(maxConcurrency int, insecure bool) *http.Transport {
 	idle := 1024
 	if maxConcurrency > 0 {
 		idle = maxConcurrency
 	}
 	return &http.Transport{
-		Proxy: nil, // a benchmark measures the server, not a proxy
+		Proxy: http.ProxyFromEnvironment,
 		DialContext: (&net.Dialer{
 			Timeout:   30 * time.Second,
 			KeepAlive: 30 * time.Second,
