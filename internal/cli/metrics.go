@@ -34,7 +34,7 @@ func newMetricsCmd(env *Env) *cobra.Command {
 print them as vLLM's result table, vLLM's result JSON or vLLM's automatic
 result file name.
 
-FILE is either llmbench's JSON-lines records (a header line
+FILE ("-" for standard input) is either llmbench's JSON-lines records (a header line
 {"llmbench_records":1,"params":{...}} then one record per line) or the
 conformance input format ({"description","params","requests"}); the format
 is detected from the first line.
@@ -53,7 +53,20 @@ appends an "llmbench" object with our own figures (--extras=false drops it).`,
 			default:
 				return usageErrorf("--format %q: want table, json or filename", format)
 			}
-			p, recs, fileFormat, err := record.ReadFile(args[0])
+			var (
+				p          record.Params
+				recs       []record.Record
+				fileFormat record.Format
+				err        error
+			)
+			if args[0] == "-" {
+				p, recs, fileFormat, err = record.Read(env.Stdin)
+				if err != nil {
+					err = fmt.Errorf("stdin: %w", err)
+				}
+			} else {
+				p, recs, fileFormat, err = record.ReadFile(args[0])
+			}
 			if err != nil {
 				return &UsageError{Err: err}
 			}

@@ -305,3 +305,21 @@ func TestMetricsGoodputNargs(t *testing.T) {
 		t.Errorf("request_goodput = %v, want 2.5", got.Goodput)
 	}
 }
+
+// TestMetricsStdin: "-" reads the records from standard input.
+func TestMetricsStdin(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(mcInput("basic_stream"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := cli.Main(context.Background(), "test", []string{"metrics", "-", "--format", "filename", "--date", "20260101-000000"}, bytes.NewReader(data), &out, &errb)
+	if code != 0 || out.String() != "openai-infqps-mock-model-20260101-000000.json\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+	code = cli.Main(context.Background(), "test", []string{"metrics", "-"}, strings.NewReader("{"), &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "stdin: invalid JSON") {
+		t.Errorf("bad stdin: exit %d, stderr %q", code, errb.String())
+	}
+}
