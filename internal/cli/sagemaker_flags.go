@@ -96,7 +96,7 @@ func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
 		TargetVariant:           f.targetVariant,
 		TargetContainerHostname: f.targetContainerHostname,
 		InferenceComponent:      f.inferenceComponent,
-		CustomAttributes:        f.customAttributes,
+		CustomAttributes:        sagemaker.Sensitive(f.customAttributes),
 		AWS: sagemaker.AWSConfig{
 			Region:      f.region,
 			Profile:     f.profile,

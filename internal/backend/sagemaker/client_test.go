@@ -355,3 +355,33 @@ func TestManyStreams(t *testing.T) {
 	}
 	t.Logf("%d streams, %d connections", total, f.newConns.Load())
 }
+
+// TestProfile: --profile selects keys and region from the shared files, and
+// the profile's max_attempts does not switch retries back on (A.4 #4).
+func TestProfile(t *testing.T) {
+	isolateAWSEnv(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config")
+	creds := filepath.Join(dir, "credentials")
+	os.WriteFile(conf, []byte("[profile bench]\nregion = ap-south-1\nmax_attempts = 5\nretry_mode = standard\n"), 0o600)
+	os.WriteFile(creds, []byte("[bench]\naws_access_key_id = "+testAKID+"\naws_secret_access_key = "+testSecret+"\n"), 0o600)
+	t.Setenv("AWS_CONFIG_FILE", conf)
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", creds)
+	f := newFakeSM(t, false)
+	f.on("prof", apiError(503, "ServiceUnavailable", "try later"))
+	b, err := New(context.Background(), Config{EndpointName: "prof", AWS: AWSConfig{Profile: "bench", EndpointURL: f.srv.URL, DisableIMDS: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := send(t, b, context.Background())
+	if resp.ErrClass != "ServiceUnavailable" {
+		t.Errorf("class %q (err %v)", resp.ErrClass, resp.Err)
+	}
+	if n := f.attemptsFor("prof"); n != 1 {
+		t.Errorf("%d attempts with max_attempts = 5 in the profile, want 1", n)
+	}
+	r, _ := f.request("prof")
+	if auth := r.Header.Get("Authorization"); !strings.Contains(auth, "/ap-south-1/sagemaker/aws4_request") {
+		t.Errorf("profile region not used: %q", auth)
+	}
+}

@@ -67,8 +67,18 @@ type Config struct {
 	// CustomAttributes is passed through to the container
 	// (X-Amzn-SageMaker-Custom-Attributes). SageMaker marks it sensitive;
 	// it is never printed.
-	CustomAttributes string
+	CustomAttributes Sensitive
 }
+
+// Sensitive is a value that must not be printed: it formats as
+// "[redacted]", so a Config logged with %v or %+v does not show it.
+type Sensitive string
+
+// String hides the value.
+func (Sensitive) String() string { return "[redacted]" }
+
+// GoString hides the value from %#v.
+func (Sensitive) GoString() string { return `"[redacted]"` }
 
 // Backend invokes one SageMaker endpoint. It is safe for concurrent use.
 type Backend struct {
@@ -224,7 +234,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		in.InferenceComponentName = aws.String(b.cfg.InferenceComponent)
 	}
 	if b.cfg.CustomAttributes != "" {
-		in.CustomAttributes = aws.String(b.cfg.CustomAttributes)
+		in.CustomAttributes = aws.String(string(b.cfg.CustomAttributes))
 	}
 	if req.ID != "" && inferenceIDRE.MatchString(req.ID) {
 		in.InferenceId = aws.String(req.ID)

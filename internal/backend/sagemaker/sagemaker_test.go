@@ -159,6 +159,11 @@ func TestRequest(t *testing.T) {
 	cfg.TargetContainerHostname = "container-a"
 	cfg.InferenceComponent = "ic-1"
 	cfg.CustomAttributes = "trace=on"
+	for _, verb := range []string{"%v", "%+v", "%#v"} {
+		if s := fmt.Sprintf(verb, cfg); strings.Contains(s, "trace=on") {
+			t.Errorf("%s of Config shows the custom attributes: %s", verb, s)
+		}
+	}
 	b, err := New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
