@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aws/smithy-go/encoding/cbor"
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/backend"
@@ -178,5 +181,42 @@ func TestIsLoopbackURL(t *testing.T) {
 		if got := isLoopbackURL(in); got != want {
 			t.Errorf("isLoopbackURL(%q) = %v", in, got)
 		}
+	}
+}
+
+// TestSageMakerCloudWatch: --cloudwatch reads metrics with the run's
+// region and credentials from CloudWatch (here AWS_ENDPOINT_URL_CLOUDWATCH,
+// a loopback CBOR responder), not from --endpoint-url.
+func TestSageMakerCloudWatch(t *testing.T) {
+	awsTestEnv(t, true)
+	var calls atomic.Int32
+	cw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/operation/GetMetricData") || !strings.Contains(r.Header.Get("Authorization"), "/eu-central-1/monitoring/") {
+			w.WriteHeader(400)
+			return
+		}
+		calls.Add(1)
+		w.Header().Set("Smithy-Protocol", "rpc-v2-cbor")
+		w.Header().Set("Content-Type", "application/cbor")
+		w.Write(cbor.Encode(cbor.Map{"MetricDataResults": cbor.List{}}))
+	}))
+	defer cw.Close()
+	t.Setenv("AWS_ENDPOINT_URL_CLOUDWATCH", cw.URL)
+	f := parseSageMakerFlags(t, "--endpoint-name", "ep", "--region", "eu-central-1", "--endpoint-url", "http://127.0.0.1:9",
+		"--cloudwatch", "--cloudwatch-wait", "0s")
+	if _, err := f.newBackend(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	end := time.Now()
+	s, err := f.cloudWatch(context.Background(), end.Add(-time.Minute), end, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 1 || s.Complete || len(s.Warnings) != 1 || s.Dimensions["EndpointName"] != "ep" {
+		t.Errorf("calls %d summary %+v", calls.Load(), s)
+	}
+	var out bytes.Buffer
+	if err := f.writeCloudWatch(&out, s, 100, 20); err != nil || !strings.Contains(out.String(), "CloudWatch incomplete") {
+		t.Errorf("table: %v\n%s", err, out.String())
 	}
 }
