@@ -56,21 +56,24 @@ func replaceAll(s string, p pattern, content string) string {
 	return b.String()
 }
 
-// unicodeNormalizer applies one of the four Unicode normalization forms.
-// For NFKC and NFKD the characters of noCompatDecomposition are kept as
-// they are, as tokenizers does; the text around them is normalized in
-// pieces, which is exact because they are starters that compose with
-// nothing.
+// unicodeNormalizer applies one of the four Unicode normalization forms as
+// tokenizers does, whose tables are older than Go's: the characters of
+// noCanonicalDecomposition (and, for NFKC and NFKD, of
+// noCompatDecomposition) are kept as they are, and the text around them is
+// normalized in pieces. That is exact because they are starters, which
+// block reordering across them, and composition into them is what the
+// lists rule out.
 type unicodeNormalizer struct{ form norm.Form }
 
 func (u unicodeNormalizer) normalize(s string) string {
-	if u.form != norm.NFKC && u.form != norm.NFKD {
-		return u.form.String(s)
-	}
+	compat := u.form == norm.NFKC || u.form == norm.NFKD
 	var b strings.Builder
 	start := 0
 	for i, r := range s {
-		if r >= noCompatDecomposition[0][0] && inRanges(r, noCompatDecomposition) {
+		if r < noCanonicalDecomposition[0][0] && r < noCompatDecomposition[0][0] {
+			continue
+		}
+		if inRanges(r, noCanonicalDecomposition) || compat && inRanges(r, noCompatDecomposition) {
 			b.WriteString(u.form.String(s[start:i]))
 			b.WriteRune(r)
 			start = i + utf8.RuneLen(r)

@@ -1765,3 +1765,27 @@ var noCompatDecomposition = [][2]rune{
 	{0x1F16C, 0x1F16C},
 	{0x1FBF0, 0x1FBF9},
 }
+
+// noCanonicalDecomposition lists the characters that all four of
+// tokenizers' normalization forms leave unchanged although current Unicode
+// decomposes them canonically, and the first characters of those
+// decompositions (so that they are not composed either).
+var noCanonicalDecomposition = [][2]rune{
+	{0x105C9, 0x105C9},
+	{0x105D2, 0x105D2},
+	{0x105DA, 0x105DA},
+	{0x105E4, 0x105E4},
+	{0x11382, 0x11385},
+	{0x1138B, 0x1138B},
+	{0x1138E, 0x1138E},
+	{0x11390, 0x11391},
+	{0x113C2, 0x113C2},
+	{0x113C5, 0x113C5},
+	{0x113C7, 0x113C8},
+	{0x11935, 0x11935},
+	{0x11938, 0x11938},
+	{0x1611E, 0x1611E},
+	{0x16121, 0x16129},
+	{0x16D63, 0x16D63},
+	{0x16D67, 0x16D6A},
+}
