@@ -45,9 +45,9 @@ func TestPunctuationIsUnicode8(t *testing.T) {
 	for r, want := range map[rune]bool{
 		'!': true, '$': true, '+': true, '~': true, // ASCII punctuation includes symbols
 		'a': false, '€': false,
-		0x2E42: true,  // Unicode 8.0
-		0xA8FC: true,  // Unicode 8.0
-		0x2E43: false, // Unicode 9.0: not punctuation to tokenizers
+		0x2E42:  true,  // Unicode 8.0
+		0xA8FC:  true,  // Unicode 8.0
+		0x2E43:  false, // Unicode 9.0: not punctuation to tokenizers
 		0x11668: false,
 		0x1E95E: false,
 	} {
