@@ -77,6 +77,8 @@ simulator on this machine.`,
 	})
 	root.AddCommand(
 		// Subcommands register here, one constructor each.
+		newDemoCmd(env),
+		newRunCmd(env),
 		newSimCmd(env),
 		newTokenizeCmd(env),
 		newProxyCmd(env),

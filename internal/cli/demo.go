@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/sim"
+)
+
+// demoDefaults are the seed defaults a first run uses: 20 prompts at
+// concurrency 4, random 256-token prompts asking for 128 tokens, 2
+// warm-ups, percentiles 50/95/99.
+var demoDefaults = []struct{ name, value string }{
+	{"num-prompts", "20"},
+	{"max-concurrency", "4"},
+	{"random-input-len", "256"},
+	{"random-output-len", "128"},
+	{"num-warmups", "2"},
+	{"metric-percentiles", "50,95,99"},
+	{"percentile-metrics", "ttft,tpot,itl,e2el"},
+}
+
+// setDefault changes a flag's value and shown default without marking it
+// as set by the user.
+func setDefault(fs *pflag.FlagSet, name, value string) {
+	fl := fs.Lookup(name)
+	if fl == nil {
+		panic("setDefault: no flag " + name) // a programming error, caught by tests
+	}
+	if err := fl.Value.Set(value); err != nil {
+		panic(fmt.Sprintf("setDefault %s=%s: %v", name, value, err))
+	}
+	fl.DefValue = value
+}
+
+// newDemoCmd builds "llmbench demo": the built-in simulator on a loopback
+// port and a default benchmark against it over real HTTP.
+func newDemoCmd(env *Env) *cobra.Command {
+	o := &runOptions{}
+	var preset string
+	cmd := &cobra.Command{
+		Use:   "demo [run flags]",
+		Short: "Run a benchmark against the built-in simulator (start here)",
+		Long: `Start the built-in simulated LLM server on a free loopback port and run a
+default benchmark against it over real HTTP: 20 random prompts of 256
+tokens asking for 128 tokens each, at most 4 in flight, after 2 warm-up
+requests, reporting percentiles 50, 95 and 99.
+
+Every "llmbench run" flag works here too (e.g. --max-concurrency 16,
+--backend openai-chat, --goodput ttft:500 tpot:40). The simulator models
+Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
+		Example: `  llmbench demo
+  llmbench demo --max-concurrency 16 --num-prompts 64
+  llmbench demo --sim-preset fast --backend openai-chat --goodput ttft:200`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			p, err := sim.LookupPreset(preset)
+			if err != nil {
+				return &UsageError{Err: fmt.Errorf("--sim-preset: %w", err)}
+			}
+			if o.f.backend == "sagemaker" {
+				return usageErrorf("demo runs against the simulator's OpenAI API; for SageMaker use llmbench sim and llmbench run --backend sagemaker --endpoint-url")
+			}
+			cfg := sim.DefaultConfig().WithPreset(p)
+			srv, err := sim.Start(ctx, cfg, "")
+			if err != nil {
+				return fmt.Errorf("starting the simulator: %w", err)
+			}
+			defer srv.Stop(ctx)
+			o.f.baseURL = srv.URL
+			fmt.Fprintf(env.Stdout, "Simulator (%s) listening on %s\n", p.Doc, srv.URL)
+			if err := o.run(ctx, env, cmd); err != nil {
+				return err
+			}
+			fmt.Fprintln(env.Stdout, "\nThat was the built-in simulator. To measure a real server, run the same command with\n"+
+				"  llmbench run --base-url http://HOST:PORT --model MODEL [flags shown in llmbench run --help]")
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	bindRunFlags(fs, &o.f)
+	o.sm = bindSageMakerFlags(fs)
+	for _, d := range demoDefaults {
+		setDefault(fs, d.name, d.value)
+	}
+	fs.StringVar(&preset, "sim-preset", sim.DefaultPreset, "simulator performance preset (see llmbench sim --help)")
+	return cmd
+}

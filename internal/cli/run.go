@@ -1,0 +1,830 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/dataset"
+	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/runner"
+	"github.com/llmbench/llmbench/internal/tokenizer"
+)
+
+// runOptions is everything "llmbench run" (and "demo") needs.
+type runOptions struct {
+	f  runFlags
+	sm *sageMakerFlags
+	// cfg holds the project-configuration flags (--config, --course,
+	// --print-command); see run_config.go.
+	cfg configFlags
+}
+
+// newRunCmd builds "llmbench run".
+func newRunCmd(env *Env) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Benchmark one endpoint, like vllm bench serve",
+		Long: `Benchmark one LLM serving endpoint and print vllm bench serve's result
+table. Flags carry vllm bench serve's names, defaults and meanings
+(underscore spellings such as --max_concurrency work too), so a command
+line written for vLLM's tool runs here unchanged.
+
+Backends: openai/vllm (/v1/completions), openai-chat (/v1/chat/completions),
+sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
+		Example: `  # a vLLM server on this machine, 200 requests at 10 req/s
+  llmbench run --model meta-llama/Llama-3.1-8B-Instruct --request-rate 10 --num-prompts 200
+
+  # chat endpoint, capped concurrency, SLOs and saved results
+  llmbench run --backend openai-chat --endpoint /v1/chat/completions --base-url http://127.0.0.1:8000 \
+    --max-concurrency 32 --goodput ttft:500 tpot:30 --save-result --save-detailed
+
+  # a SageMaker real-time endpoint
+  llmbench run --backend sagemaker --endpoint-name my-endpoint --region us-east-1 --num-prompts 100`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			done, err := o.resolveConfig(cmd, args, env)
+			if err != nil || done {
+				return err
+			}
+			return o.run(cmd.Context(), env, cmd)
+		},
+	}
+	bindRunFlags(cmd.Flags(), &o.f)
+	o.sm = bindSageMakerFlags(cmd.Flags())
+	bindConfigFlags(cmd.Flags(), o)
+	return cmd
+}
+
+// chatBackends and completionBackends are vLLM's --backend values for the
+// two OpenAI APIs.
+func apiOf(backendName string) (openai.API, bool) {
+	switch backendName {
+	case "openai", "vllm":
+		return openai.Completions, true
+	case "openai-chat":
+		return openai.Chat, true
+	}
+	return 0, false
+}
+
+// validate checks the flags that need no network, returning *UsageError.
+func (o *runOptions) validate(cmd *cobra.Command) error {
+	f := &o.f
+	switch f.backend {
+	case "openai", "vllm", "openai-chat", "sagemaker":
+	default:
+		return usageErrorf("--backend %q: want openai, vllm, openai-chat or sagemaker", f.backend)
+	}
+	if f.numPrompts <= 0 {
+		return usageErrorf("--num-prompts must be positive (got %d)", f.numPrompts)
+	}
+	if f.maxConcurrency.set && f.maxConcurrency.v <= 0 {
+		return usageErrorf("--max-concurrency must be positive (got %d); leave it out for no limit", f.maxConcurrency.v)
+	}
+	if r := float64(f.requestRate); r <= 0 {
+		return usageErrorf("--request-rate must be positive or inf (got %v)", r)
+	}
+	if b := float64(f.burstiness); b <= 0 {
+		return usageErrorf("--burstiness must be positive (got %v)", b)
+	}
+	if f.numWarmups < 0 {
+		return usageErrorf("--num-warmups must not be negative")
+	}
+	if f.readyCheckSec < 0 {
+		return usageErrorf("--ready-check-timeout-sec must not be negative")
+	}
+	if f.requestTimeout <= 0 {
+		return usageErrorf("--request-timeout must be positive")
+	}
+	if f.maxErrorRate.set && (f.maxErrorRate.v < 0 || f.maxErrorRate.v > 1) {
+		return usageErrorf("--max-error-rate must be in [0, 1] (got %v)", f.maxErrorRate.v)
+	}
+	if f.rampUpStrategy != "" {
+		if f.rampUpStrategy != "linear" && f.rampUpStrategy != "exponential" {
+			return usageErrorf("--ramp-up-strategy %q: want linear or exponential", f.rampUpStrategy)
+		}
+		if !math.IsInf(float64(f.requestRate), 1) {
+			return usageErrorf("when using --ramp-up-strategy, --request-rate must be left at inf")
+		}
+		if !f.rampUpStartRPS.set || !f.rampUpEndRPS.set {
+			return usageErrorf("when using --ramp-up-strategy, both --ramp-up-start-rps and --ramp-up-end-rps must be specified")
+		}
+		if f.rampUpStartRPS.v < 0 || f.rampUpEndRPS.v < 0 {
+			return usageErrorf("ramp-up start and end RPS must be non-negative")
+		}
+		if f.rampUpStartRPS.v > f.rampUpEndRPS.v {
+			return usageErrorf("ramp-up start RPS must be less than end RPS")
+		}
+		if f.rampUpStrategy == "exponential" && f.rampUpStartRPS.v == 0 {
+			return usageErrorf("for exponential ramp-up, the start RPS cannot be 0")
+		}
+	} else if f.rampUpStartRPS.set || f.rampUpEndRPS.set {
+		return usageErrorf("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy")
+	}
+	if _, err := metrics.ParseGoodput(f.goodput); err != nil {
+		return &UsageError{Err: err}
+	}
+	if _, err := metrics.ParsePercentiles(f.metricPercentiles); err != nil {
+		return &UsageError{Err: err}
+	}
+	if f.percentileMetrics != "" {
+		if _, err := metrics.ParsePercentileMetrics(f.percentileMetrics); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	if _, err := parseHeaders(f.headers); err != nil {
+		return err
+	}
+	if _, err := parseMetadata(f.metadata); err != nil {
+		return err
+	}
+	if _, err := o.extraBody(); err != nil {
+		return err
+	}
+	if f.backend == "sagemaker" && o.sm.endpointName == "" {
+		return usageErrorf("--backend sagemaker needs --endpoint-name")
+	}
+	if f.backend != "sagemaker" && o.sm.endpointName != "" {
+		return usageErrorf("--endpoint-name needs --backend sagemaker")
+	}
+	return nil
+}
+
+// parseHeaders splits --header KEY=VALUE items at the first "=", trimming
+// both sides, as vLLM does.
+func parseHeaders(items []string) ([]openai.Header, error) {
+	var hs []openai.Header
+	for _, it := range items {
+		k, v, ok := strings.Cut(it, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usageErrorf("--header %q: want KEY=VALUE", redactHeader(it))
+		}
+		hs = append(hs, openai.Header{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
+	}
+	return hs, nil
+}
+
+// redactHeader keeps a malformed header's name but never its value, which
+// may be a credential.
+func redactHeader(item string) string {
+	if len(item) > 24 {
+		return item[:8] + "..."
+	}
+	return item
+}
+
+// parseMetadata checks --metadata KEY=VALUE items.
+func parseMetadata(items []string) ([]string, error) {
+	for _, it := range items {
+		if k, _, ok := strings.Cut(it, "="); !ok || strings.TrimSpace(k) == "" {
+			return nil, usageErrorf("--metadata %q: want KEY=VALUE", it)
+		}
+	}
+	return items, nil
+}
+
+// extraBody merges the sampling flags (only those given) and --extra-body
+// (whose keys win), as vLLM builds its extra body.
+func (o *runOptions) extraBody() (map[string]any, error) {
+	f := &o.f
+	m := map[string]any{}
+	put := func(k string, v optFloat) {
+		if v.set {
+			m[k] = v.v
+		}
+	}
+	put("top_p", f.topP)
+	if f.topK.set {
+		m["top_k"] = f.topK.v
+	}
+	put("min_p", f.minP)
+	put("temperature", f.temperature)
+	put("frequency_penalty", f.frequencyPen)
+	put("presence_penalty", f.presencePen)
+	put("repetition_penalty", f.repetitionPen)
+	if f.extraBody != "" {
+		var extra map[string]any
+		if err := json.Unmarshal([]byte(f.extraBody), &extra); err != nil || extra == nil {
+			return nil, usageErrorf("--extra-body: want a JSON object (%v)", errOr(err, "got null"))
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}
+
+func errOr(err error, s string) any {
+	if err != nil {
+		return err
+	}
+	return s
+}
+
+// concurrency is the most requests that can be in flight.
+func (o *runOptions) concurrency() int {
+	if o.f.maxConcurrency.set {
+		return o.f.maxConcurrency.v
+	}
+	return o.f.numPrompts
+}
+
+// baseURL is --base-url, or http://HOST:PORT.
+func (o *runOptions) baseURL() string {
+	if o.f.baseURL != "" {
+		return strings.TrimRight(o.f.baseURL, "/")
+	}
+	return "http://" + net.JoinHostPort(o.f.host, strconv.Itoa(o.f.port))
+}
+
+// endpointPath is --endpoint, except that openai-chat with the default
+// completions path gets the chat path: vLLM would abort there, and nobody
+// means completions when they ask for chat.
+func (o *runOptions) endpointPath(cmd *cobra.Command, notes io.Writer) string {
+	if o.f.backend == "openai-chat" && !cmd.Flags().Changed("endpoint") && o.f.endpoint == "/v1/completions" {
+		fmt.Fprintln(notes, "Note: --backend openai-chat without --endpoint: using /v1/chat/completions.")
+		return "/v1/chat/completions"
+	}
+	return o.f.endpoint
+}
+
+// run executes the benchmark.
+func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) error {
+	if err := o.validate(cmd); err != nil {
+		return err
+	}
+	f := &o.f
+	out, errw := env.Stdout, env.Stderr
+
+	// Backend.
+	var (
+		be      backend.Backend
+		closeBE func()
+		modelID = f.model
+		httpCl  *openai.Client
+	)
+	switch f.backend {
+	case "sagemaker":
+		b, err := o.sm.newBackend(ctx, o.concurrency())
+		if err != nil {
+			return err
+		}
+		be = b
+		if modelID == "" {
+			modelID = o.sm.endpointName
+		}
+	default:
+		api, _ := apiOf(f.backend)
+		headers, _ := parseHeaders(f.headers)
+		apiURL := o.baseURL() + o.endpointPath(cmd, errw)
+		if err := openai.CheckURL(api, apiURL); err != nil {
+			return &UsageError{Err: err}
+		}
+		c, err := openai.New(openai.Config{
+			URL:            apiURL,
+			API:            api,
+			APIKey:         openai.Secret(env.Getenv("OPENAI_API_KEY")),
+			Headers:        headers,
+			Logprobs:       f.logprobs.ptr(),
+			MaxConcurrency: o.maxConcurrencyOrZero(),
+			Timeout:        f.requestTimeout,
+			Insecure:       f.insecure,
+		})
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		be, httpCl, closeBE = c, c, c.Close
+		if modelID == "" {
+			mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			models, err := openai.ListModels(mctx, c.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
+			cancel()
+			if err != nil {
+				return fmt.Errorf("no --model given and GET %s/v1/models failed: %w", o.baseURL(), err)
+			}
+			if len(models) == 0 {
+				return fmt.Errorf("no --model given and %s/v1/models lists no model", o.baseURL())
+			}
+			modelID = models[0].ID
+			if models[0].Root != "" {
+				modelID = models[0].Root
+			}
+			if f.servedModelName == "" {
+				f.servedModelName = models[0].ID
+			}
+		}
+	}
+	if closeBE != nil {
+		defer closeBE()
+	}
+	requestModel := f.servedModelName
+	if requestModel == "" {
+		requestModel = modelID
+	}
+
+	// Tokenizer.
+	tok, tokID, tokNote := o.loadTokenizer(ctx, env, modelID)
+	if tokNote != "" {
+		fmt.Fprintln(errw, tokNote)
+	}
+	if tok == nil && f.tokenizer != "" && !f.skipTokenizer {
+		return fmt.Errorf("%s", tokNote)
+	}
+
+	// Dataset.
+	dcfg, err := o.datasetConfig()
+	if err != nil {
+		return err
+	}
+	var dtok dataset.Tokenizer
+	if tok != nil {
+		dtok = tok
+	}
+	samples, warns, err := dataset.Load(ctx, dcfg, dtok)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	for _, w := range warns {
+		fmt.Fprintln(errw, "Warning:", w)
+	}
+	if httpCl != nil && tok != nil && (dcfg.Name == dataset.Random || dcfg.Name == dataset.PrefixRepetition) {
+		tc := &dataset.HTTPTokenizeClient{BaseURL: o.baseURL(), Model: requestModel, Client: httpCl.HTTPClient()}
+		aligned, awarn, err := dataset.AlignToServer(ctx, tc, samples)
+		for _, w := range awarn {
+			fmt.Fprintln(errw, "Warning:", w)
+		}
+		if err == nil {
+			samples = aligned
+		} else if f.strictTokens {
+			return fmt.Errorf("--strict-tokens: %w", err)
+		}
+	}
+
+	reqs, err := o.buildRequests(samples, requestModel, dcfg.Name)
+	if err != nil {
+		return err
+	}
+
+	// Schedule.
+	sched, rampEvents, err := o.schedule(len(reqs))
+	if err != nil {
+		return err
+	}
+
+	// vLLM prints these before the run.
+	rateText := "inf"
+	if !math.IsInf(float64(f.requestRate), 1) {
+		rateText = pyFloat(float64(f.requestRate))
+	}
+	burstKind := "Gamma distribution"
+	if float64(f.burstiness) == 1 {
+		burstKind = "Poisson process"
+	}
+	conc := "None"
+	if f.maxConcurrency.set {
+		conc = strconv.Itoa(f.maxConcurrency.v)
+	}
+	if f.rampUpStrategy != "" {
+		fmt.Fprintf(out, "Traffic ramp-up strategy: %s.\n", f.rampUpStrategy)
+		fmt.Fprintf(out, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", f.rampUpStartRPS.v, f.rampUpEndRPS.v)
+	} else {
+		fmt.Fprintf(out, "Traffic request rate: %s\n", rateText)
+	}
+	fmt.Fprintf(out, "Burstiness factor: %s (%s)\n", pyFloat(float64(f.burstiness)), burstKind)
+	fmt.Fprintf(out, "Maximum request concurrency: %s\n", conc)
+
+	// Ready check, warm-ups, the timed run.
+	rc := &runner.Config{
+		Backend:        be,
+		Requests:       reqs,
+		Schedule:       sched,
+		MaxConcurrency: o.maxConcurrencyOrZero(),
+		NumWarmups:     f.numWarmups,
+		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
+		OnEvent:        func(msg string) { fmt.Fprintln(out, msg) },
+	}
+	if err := runner.Prepare(ctx, rc); err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: 130, Msg: "interrupted before the benchmark started; nothing was measured"}
+		}
+		return err
+	}
+	bar := newProgress(errw, len(reqs), f.disableTqdm)
+	rc.OnDone = func(*record.Record) { bar.add() }
+	wallStart := time.Now()
+	res, err := runner.Run(ctx, rc)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	wallEnd := time.Now()
+	if res.Interrupted {
+		fmt.Fprintf(errw, "Interrupted: %d of %d requests finished or failed, %d never sent; the figures below cover what was measured.\n",
+			len(res.Records), len(reqs), res.NotSent)
+	}
+
+	// Metrics.
+	params := o.recordParams(modelID, tok != nil, tokID, res, rampEvents)
+	if tok != nil {
+		// Off the request path: count the text of streams that sent no
+		// usage, so saved records recompute without the tokenizer.
+		for i := range res.Records {
+			r := &res.Records[i]
+			if r.Success && (r.OutputTokens == nil || *r.OutputTokens == 0) {
+				r.TokenizerCount = tok.CountTokens(r.GeneratedText)
+			}
+		}
+	}
+	var counter metrics.TokenCounter
+	if tok != nil {
+		counter = tok
+	}
+	mp, err := metrics.ParamsFrom(&params, counter)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	sum, err := metrics.Summarize(res.Records, mp)
+	if err != nil {
+		return err
+	}
+
+	// Report.
+	if err := report.WriteWarnings(errw, sum); err != nil {
+		return err
+	}
+	if err := report.WriteFailures(out, sum); err != nil {
+		return err
+	}
+	if err := report.WriteTable(out, sum, &params); err != nil {
+		return err
+	}
+	title := report.StreamSpecifics
+	if f.backend == "sagemaker" {
+		title = report.SageMakerSpecifics
+	}
+	if err := report.WriteSpecifics(out, title, sum); err != nil {
+		return err
+	}
+	if err := writeClientSide(out, sum, f.fromIntended); err != nil {
+		return err
+	}
+	if tok == nil && !f.skipTokenizer {
+		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
+	}
+
+	extra := map[string]any{}
+	if f.backend == "sagemaker" {
+		extra["sagemaker"] = o.sm.resultInfo()
+		cw, cwErr := o.sm.cloudWatch(ctx, wallStart, wallEnd, len(res.Records)+f.numWarmups)
+		if cwErr != nil {
+			fmt.Fprintln(errw, "Warning: CloudWatch:", cwErr)
+		}
+		if cw != nil {
+			e2el, ttft := meanMs(sum, metrics.E2EL), meanMs(sum, metrics.TTFT)
+			if err := o.sm.writeCloudWatch(out, cw, e2el, ttft); err != nil {
+				return err
+			}
+			extra["cloudwatch"] = cw
+		}
+	}
+	est, err := o.sm.costEstimate(res.Duration, sum.Completed, sum.TotalOutput)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if est != nil {
+		extra["cost"] = est
+	}
+	if f.backend == "sagemaker" || est != nil {
+		if err := o.sm.writeAfterRun(out, est); err != nil {
+			return err
+		}
+	}
+
+	// Save.
+	if err := o.save(out, sum, &params, res.Records, extra); err != nil {
+		return err
+	}
+
+	if res.Interrupted {
+		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
+	}
+	if f.maxErrorRate.set && len(res.Records) > 0 {
+		rate := float64(sum.Failed) / float64(len(res.Records))
+		if rate > f.maxErrorRate.v {
+			return &ExitError{Code: 1, Msg: fmt.Sprintf("error rate %.2f%% (%d of %d requests failed) exceeds --max-error-rate %.2f%%",
+				100*rate, sum.Failed, len(res.Records), 100*f.maxErrorRate.v)}
+		}
+	}
+	return nil
+}
+
+func (o *runOptions) maxConcurrencyOrZero() int {
+	if o.f.maxConcurrency.set {
+		return o.f.maxConcurrency.v
+	}
+	return 0
+}
+
+// meanMs is the mean of a reported metric in ms, NaN when not reported.
+func meanMs(s *metrics.Summary, name string) float64 {
+	for _, m := range s.Metrics {
+		if m.Metric == name {
+			return m.Mean
+		}
+	}
+	return math.NaN()
+}
+
+// loadTokenizer resolves the tokenizer the way vLLM does (--tokenizer, else
+// the model's), returning nil with a note when none can be had: the run
+// goes on with the server's usage counts.
+func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string) (*tokenizer.Tokenizer, string, string) {
+	f := &o.f
+	if f.skipTokenizer {
+		return nil, "", ""
+	}
+	name := f.tokenizer
+	explicit := name != ""
+	if !explicit {
+		name = modelID
+	}
+	if name == "" {
+		return nil, "", "Note: no tokenizer (no --tokenizer and no model id)."
+	}
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	tok, err := tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev})
+	if err != nil {
+		if explicit {
+			return nil, "", fmt.Sprintf("--tokenizer %s: %v", name, err)
+		}
+		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%v); pass --tokenizer to count tokens exactly.", name, oneLine(err.Error()))
+	}
+	return tok, tok.ID(), ""
+}
+
+// datasetConfig maps the flags onto the dataset package's config.
+func (o *runOptions) datasetConfig() (dataset.Config, error) {
+	f := &o.f
+	c := dataset.DefaultConfig()
+	c.Name = f.datasetName
+	c.Path = f.datasetPath
+	c.NumPrompts = f.numPrompts
+	c.Seed = f.seed
+	if f.inputLen.set {
+		c.InputLen = f.inputLen.v
+	}
+	if f.outputLen.set {
+		c.OutputLen = f.outputLen.v
+	}
+	c.RandomInputLen = f.randomInputLen
+	c.RandomOutputLen = f.randomOutputLen
+	c.RandomRangeRatio = f.randomRangeRatio
+	c.RandomPrefixLen = f.randomPrefixLen
+	if f.sharegptOutputLen.set {
+		c.SharegptOutputLen = f.sharegptOutputLen.v
+	}
+	c.CustomOutputLen = f.customOutputLen
+	c.SkipChatTemplate = f.skipChatTemplate
+	c.HFSplit = f.hfSplit
+	c.HFSubset = f.hfSubset
+	c.HFPromptColumn = f.hfPromptColumn
+	if f.hfOutputLen.set {
+		c.HFOutputLen = f.hfOutputLen.v
+	}
+	c.PrefixRepetitionPrefixLen = f.prefixLen
+	c.PrefixRepetitionSuffixLen = f.suffixLen
+	c.PrefixRepetitionNumPrefixes = f.prefixNum
+	c.PrefixRepetitionOutputLen = f.prefixOutputLen
+	c.PrefixRepetitionZipf = f.prefixZipf
+	c.InputLenDist = f.inputLenDist
+	c.OutputLenDist = f.outputLenDist
+	c.NoOversample = f.noOversample
+	c.DisableShuffle = f.disableShuffle
+	if err := c.Validate(); err != nil {
+		return c, &UsageError{Err: err}
+	}
+	return c, nil
+}
+
+// buildRequests turns samples into backend requests with vLLM's request
+// ids, model names (LoRA round-robin), ignore_eos rule and extra body.
+func (o *runOptions) buildRequests(samples []dataset.Request, model, datasetName string) ([]backend.Request, error) {
+	f := &o.f
+	extra, err := o.extraBody()
+	if err != nil {
+		return nil, err
+	}
+	prefix := f.requestIDPrefix
+	if prefix == "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		prefix = "bench-" + hex.EncodeToString(b[:]) + "-"
+	}
+	// vLLM forces ignore_eos for the random dataset on OpenAI-compatible
+	// backends so outputs run to max_tokens.
+	ignoreEOS := f.ignoreEOS
+	if datasetName == dataset.Random && o.openAICompatible() {
+		ignoreEOS = true
+	}
+	reqs := make([]backend.Request, len(samples))
+	for i, s := range samples {
+		m := model
+		if len(f.loraModules) > 0 {
+			m = f.loraModules[i%len(f.loraModules)]
+		}
+		reqs[i] = backend.Request{
+			Index:     i,
+			ID:        prefix + strconv.Itoa(i),
+			Model:     m,
+			Prompt:    s.Prompt,
+			Messages:  s.Messages,
+			PromptLen: s.PromptLen,
+			MaxTokens: s.OutputLen,
+			IgnoreEOS: ignoreEOS,
+			ExtraBody: extra,
+		}
+	}
+	return reqs, nil
+}
+
+// openAICompatible reports whether the requests go to an OpenAI-compatible
+// server (vLLM's rule for forcing ignore_eos), including SageMaker
+// containers that speak the OpenAI API.
+func (o *runOptions) openAICompatible() bool {
+	if o.f.backend != "sagemaker" {
+		return true
+	}
+	return strings.HasPrefix(o.sm.payloadFormat, "openai")
+}
+
+// recordParams describes the run for metrics and reports.
+func (o *runOptions) recordParams(modelID string, haveTok bool, tokID string, res *runner.Result, ramp []load.RPSChange) record.Params {
+	f := &o.f
+	p := record.Params{
+		DurationS:         res.Duration.Seconds(),
+		RequestRate:       record.Rate(float64(f.requestRate)),
+		Burstiness:        record.Rate(float64(f.burstiness)),
+		MaxConcurrency:    f.maxConcurrency.ptr(),
+		PercentileMetrics: f.percentileMetrics,
+		MetricPercentiles: f.metricPercentiles,
+		Backend:           f.backend,
+		ModelID:           modelID,
+		Metadata:          f.metadata,
+		Date:              res.Start.Format(dateLayout),
+		Interrupted:       res.Interrupted,
+	}
+	for _, c := range ramp {
+		// vLLM stamps each step with datetime.now().isoformat() at dispatch.
+		p.RPSChangeEvents = append(p.RPSChangeEvents, record.RPSChangeEvent{
+			RPS: c.RPS, Timestamp: res.Start.Add(c.At).Format("2006-01-02T15:04:05.000000")})
+	}
+	if p.DurationS <= 0 {
+		p.DurationS = 1e-9 // nothing ran (interrupted at once); keep metrics defined
+	}
+	n := f.numPrompts
+	p.NumPrompts = &n
+	if g, _ := metrics.ParseGoodput(f.goodput); len(g) > 0 {
+		p.Goodput = g
+	}
+	if f.label != "" {
+		l := f.label
+		p.Label = &l
+	}
+	if f.rampUpStrategy != "" {
+		p.RampUpStrategy = f.rampUpStrategy
+		p.RampUpStartRPS = f.rampUpStartRPS.ptr()
+		p.RampUpEndRPS = f.rampUpEndRPS.ptr()
+	}
+	switch {
+	case f.skipTokenizer:
+		p.Tokenizer = record.TokenizerNone
+	case haveTok:
+		p.Tokenizer = tokID
+	default:
+		// No tokenizer could be had: vLLM would fail here; we go on with the
+		// server's counts and say so (tokenizer_id names what we did).
+		p.Tokenizer = "approximate"
+		p.TokenizerID = "none (server usage counts; approximate prompt lengths)"
+	}
+	if f.backend == "sagemaker" {
+		p.EndpointName = o.sm.endpointName
+	}
+	return p
+}
+
+// save writes the result JSON (and, with --save-detailed, the records next
+// to it) when asked, plus --save-records.
+func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any) error {
+	f := &o.f
+	if f.saveRecordsPath != "" {
+		if err := writeRecordsFile(f.saveRecordsPath, p, recs); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Records saved to %s\n", f.saveRecordsPath)
+	}
+	if !f.saveResult && !f.appendResult {
+		return nil
+	}
+	obj, err := report.Result(sum, p, recs, report.ResultOptions{Detailed: f.saveDetailed, Extras: true})
+	if err != nil {
+		return err
+	}
+	for k, v := range extra {
+		obj.Set(k, v)
+	}
+	name := f.resultFilename
+	if name == "" {
+		name = report.ResultFilename(p)
+	}
+	path, err := report.SaveResult(f.resultDir, name, f.appendResult, obj)
+	if err != nil {
+		return fmt.Errorf("saving result: %w", err)
+	}
+	fmt.Fprintf(out, "Result saved to %s\n", path)
+	if f.saveDetailed && f.saveRecordsPath == "" {
+		rpath := strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
+		if err := writeRecordsFile(rpath, p, recs); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rpath, rpath)
+	}
+	return nil
+}
+
+// writeRecordsFile writes records as llmbench JSON lines.
+func writeRecordsFile(path string, p *record.Params, recs []record.Record) error {
+	if dir := filepath.Dir(path); dir != "." {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := record.WriteJSONLines(fh, *p, recs); err != nil {
+		fh.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return fh.Close()
+}
+
+// pyFloat prints a float as Python's str() does for the values vLLM prints
+// here (1.0, 10.0, 0.5, inf).
+func pyFloat(v float64) string {
+	if math.IsInf(v, 1) {
+		return "inf"
+	}
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
+}
+
+// schedule computes the intended send offsets with vLLM's arrival process,
+// and the ramp-up's rps_change_events (stamped relative to the planned
+// start; the runner's start is added when they are saved).
+func (o *runOptions) schedule(n int) ([]time.Duration, []load.RPSChange, error) {
+	f := &o.f
+	a := load.Arrivals{
+		Rate:       float64(f.requestRate),
+		Burstiness: float64(f.burstiness),
+		Seed:       f.seed,
+	}
+	if f.rampUpStrategy != "" {
+		a.RampStrategy = f.rampUpStrategy
+		a.RampStartRPS = f.rampUpStartRPS.v
+		a.RampEndRPS = f.rampUpEndRPS.v
+	}
+	plan, err := load.Schedule(n, a)
+	if err != nil {
+		return nil, nil, &UsageError{Err: err}
+	}
+	if f.rampUpStrategy == "" {
+		return plan.Offsets, nil, nil
+	}
+	return plan.Offsets, load.RPSChanges(f.rampUpStartRPS.v, plan.Rates, plan.Offsets), nil
+}

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"math"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// runFlags holds "llmbench run"'s settings. Names, defaults and meanings are
+// vllm bench serve's (spec §2) unless marked as ours.
+type runFlags struct {
+	// Endpoint / backend.
+	backend          string
+	baseURL          string
+	host             string
+	port             int
+	endpoint         string
+	model            string
+	servedModelName  string
+	headers          []string
+	insecure         bool
+	tokenizer        string
+	tokenizerMode    string
+	tokenizerRev     string
+	trustRemoteCode  bool
+	skipTokenizer    bool
+	logprobs         optInt
+	requestIDPrefix  string
+	extraBody        string
+	useBeamSearch    bool
+	loraModules      []string
+	requestTimeout   time.Duration
+	readyCheckSec    float64
+	numWarmups       int
+	strictTokens     bool
+	chatTemplateKw   string
+	endpointTypeNote string
+
+	// Dataset.
+	datasetName       string
+	datasetPath       string
+	numPrompts        int
+	seed              int64
+	inputLen          optInt
+	outputLen         optInt
+	randomInputLen    int
+	randomOutputLen   int
+	randomRangeRatio  string
+	randomPrefixLen   int
+	sharegptOutputLen optInt
+	customOutputLen   int
+	skipChatTemplate  bool
+	noOversample      bool
+	disableShuffle    bool
+	hfSplit           string
+	hfSubset          string
+	hfOutputLen       optInt
+	hfPromptColumn    string
+	inputLenDist      string
+	outputLenDist     string
+	prefixNum         int
+	prefixLen         int
+	suffixLen         int
+	prefixOutputLen   int
+	prefixZipf        float64
+
+	// Load shaping.
+	requestRate     floatOrInf
+	burstiness      floatOrInf
+	maxConcurrency  optInt
+	rampUpStrategy  string
+	rampUpStartRPS  optInt
+	rampUpEndRPS    optInt
+	ignoreEOS       bool
+	temperature     optFloat
+	topP            optFloat
+	topK            optInt
+	minP            optFloat
+	frequencyPen    optFloat
+	presencePen     optFloat
+	repetitionPen   optFloat
+	maxErrorRate    optFloat
+	saveRecordsPath string
+
+	// Output.
+	percentileMetrics string
+	metricPercentiles string
+	goodput           []string
+	saveResult        bool
+	saveDetailed      bool
+	appendResult      bool
+	resultDir         string
+	resultFilename    string
+	label             string
+	metadata          []string
+	disableTqdm       bool
+	fromIntended      bool
+}
+
+// bindRunFlags declares run's flags on fs with vLLM's defaults.
+func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
+	f.requestRate = floatOrInf(math.Inf(1))
+	f.burstiness = 1.0
+
+	// Endpoint.
+	fs.StringVar(&f.backend, "backend", "openai", "request format: openai or vllm (completions), openai-chat (chat completions), sagemaker")
+	fs.StringVar(&f.baseURL, "base-url", "", "server base URL, e.g. http://127.0.0.1:8000 (overrides --host/--port)")
+	fs.StringVar(&f.host, "host", "127.0.0.1", "server host")
+	fs.IntVar(&f.port, "port", 8000, "server port")
+	fs.StringVar(&f.endpoint, "endpoint", "/v1/completions", "API path appended to the base URL (openai-chat needs /v1/chat/completions)")
+	fs.StringVar(&f.model, "model", "", "model id; if absent, the first model of GET /v1/models")
+	fs.StringVar(&f.servedModelName, "served-model-name", "", "name sent in the request's model field (default: --model)")
+	fs.StringArrayVar(&f.headers, "header", nil, "extra HTTP header KEY=VALUE on every request (repeatable; vLLM's space-separated list works too)")
+	fs.BoolVar(&f.insecure, "insecure", false, "skip TLS certificate verification")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "tokenizer: a tokenizer.json file, a folder, a Hugging Face id, or cl100k_base/o200k_base (default: the model's, if it can be found)")
+	fs.StringVar(&f.tokenizerMode, "tokenizer-mode", "auto", "accepted for vLLM compatibility; only Hugging Face tokenizer.json files are read")
+	fs.StringVar(&f.tokenizerRev, "tokenizer-revision", "", "Hugging Face revision of the tokenizer (default main)")
+	fs.BoolVar(&f.trustRemoteCode, "trust-remote-code", false, "accepted for vLLM compatibility (no remote code is ever run)")
+	fs.BoolVar(&f.skipTokenizer, "skip-tokenizer-init", false, "use no tokenizer; lines that need one are left out, as in vLLM")
+	fs.Var(&f.logprobs, "logprobs", "logprobs sent in completions requests (null when unset)")
+	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "request id prefix, sent as x-request-id (default bench-<8 hex>-)")
+	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
+	fs.BoolVar(&f.useBeamSearch, "use-beam-search", false, "accepted for vLLM compatibility; unused")
+	fs.StringArrayVar(&f.loraModules, "lora-modules", nil, "LoRA adapter names; each request's model becomes one of them (round-robin)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", 6*time.Hour, "per-request deadline, including the whole stream (ours; vLLM uses 6h)")
+	fs.Float64Var(&f.readyCheckSec, "ready-check-timeout-sec", 0, "retry a test request for up to this many seconds before starting (0 = skip)")
+	fs.IntVar(&f.numWarmups, "num-warmups", 0, "warm-up requests sent before the run and excluded from it")
+	fs.BoolVar(&f.strictTokens, "strict-tokens", false, "fail when the server's /tokenize counts differ from ours (ours)")
+
+	// Dataset.
+	fs.StringVar(&f.datasetName, "dataset-name", "random", "dataset: random, sharegpt, custom, hf, prefix_repetition")
+	fs.StringVar(&f.datasetPath, "dataset-path", "", "dataset file, or a Hugging Face dataset id for hf")
+	fs.IntVar(&f.numPrompts, "num-prompts", 1000, "number of requests")
+	fs.Int64Var(&f.seed, "seed", 0, "random seed for the dataset and the arrival process")
+	fs.Var(&f.inputLen, "input-len", "overrides --random-input-len")
+	fs.Var(&f.outputLen, "output-len", "overrides the dataset's output length")
+	fs.IntVar(&f.randomInputLen, "random-input-len", 1024, "random dataset: prompt tokens")
+	fs.IntVar(&f.randomOutputLen, "random-output-len", 128, "random dataset: output tokens")
+	fs.StringVar(&f.randomRangeRatio, "random-range-ratio", "0.0", `random dataset: length spread in [0,1), or JSON {"input":a,"output":b}`)
+	fs.IntVar(&f.randomPrefixLen, "random-prefix-len", 0, "random dataset: shared prefix tokens")
+	fs.Var(&f.sharegptOutputLen, "sharegpt-output-len", "sharegpt: fixed output length")
+	fs.IntVar(&f.customOutputLen, "custom-output-len", 256, "custom dataset: output length (-1 = from the file)")
+	fs.BoolVar(&f.skipChatTemplate, "skip-chat-template", false, "custom dataset: send prompts without a chat template")
+	fs.BoolVar(&f.noOversample, "no-oversample", false, "don't repeat samples when the dataset is smaller than --num-prompts")
+	fs.BoolVar(&f.disableShuffle, "disable-shuffle", false, "keep dataset order")
+	fs.StringVar(&f.hfSplit, "hf-split", "", "hf dataset split")
+	fs.StringVar(&f.hfSubset, "hf-subset", "", "hf dataset subset (config)")
+	fs.Var(&f.hfOutputLen, "hf-output-len", "hf dataset output length")
+	fs.StringVar(&f.hfPromptColumn, "hf-prompt-column", "", "hf dataset prompt column (default: detected)")
+	fs.StringVar(&f.inputLenDist, "input-len-dist", "", "draw prompt lengths from a distribution, e.g. normal:mean=512,std=128,min=16,max=2048 (ours)")
+	fs.StringVar(&f.outputLenDist, "output-len-dist", "", "draw output lengths from a distribution (ours)")
+	fs.IntVar(&f.prefixNum, "prefix-repetition-num-prefixes", 10, "prefix_repetition: distinct prefixes")
+	fs.IntVar(&f.prefixLen, "prefix-repetition-prefix-len", 256, "prefix_repetition: prefix tokens")
+	fs.IntVar(&f.suffixLen, "prefix-repetition-suffix-len", 256, "prefix_repetition: suffix tokens")
+	fs.IntVar(&f.prefixOutputLen, "prefix-repetition-output-len", 128, "prefix_repetition: output tokens")
+	fs.Float64Var(&f.prefixZipf, "prefix-repetition-zipf", 0, "prefix_repetition: Zipf exponent for prefix reuse (0 = equal use; ours)")
+
+	// Load.
+	fs.Var(&f.requestRate, "request-rate", "requests per second, or inf to send all at once")
+	fs.Var(&f.burstiness, "burstiness", "gamma shape of the arrival gaps: 1 = Poisson, inf = constant spacing")
+	fs.Var(&f.maxConcurrency, "max-concurrency", "client-side cap on requests in flight (default: none)")
+	fs.StringVar(&f.rampUpStrategy, "ramp-up-strategy", "", "linear or exponential ramp of the request rate (needs --request-rate inf)")
+	fs.Var(&f.rampUpStartRPS, "ramp-up-start-rps", "ramp-up start rate")
+	fs.Var(&f.rampUpEndRPS, "ramp-up-end-rps", "ramp-up end rate")
+
+	// Sampling.
+	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `send "ignore_eos": true (forced on for the random dataset, as in vLLM)`)
+	fs.Var(&f.temperature, "temperature", "sampling temperature (server default when unset)")
+	fs.Var(&f.topP, "top-p", "top-p")
+	fs.Var(&f.topK, "top-k", "top-k")
+	fs.Var(&f.minP, "min-p", "min-p")
+	fs.Var(&f.frequencyPen, "frequency-penalty", "frequency penalty")
+	fs.Var(&f.presencePen, "presence-penalty", "presence penalty")
+	fs.Var(&f.repetitionPen, "repetition-penalty", "repetition penalty")
+
+	// Output.
+	fs.StringVar(&f.percentileMetrics, "percentile-metrics", "", "metrics to report percentiles for, from ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue (default ttft,tpot,itl)")
+	fs.StringVar(&f.metricPercentiles, "metric-percentiles", "99", "percentiles to report, e.g. 50,95,99")
+	fs.StringArrayVar(&f.goodput, "goodput", nil, "SLOs in ms as KEY:VALUE with keys ttft, tpot, e2el (e.g. --goodput ttft:500 tpot:30)")
+	fs.BoolVar(&f.saveResult, "save-result", false, "write the result JSON")
+	fs.BoolVar(&f.saveDetailed, "save-detailed", false, "keep per-request arrays in the result JSON")
+	fs.BoolVar(&f.appendResult, "append-result", false, "append the result to the file as one JSON line")
+	fs.StringVar(&f.resultDir, "result-dir", "", "directory for the result file (default: current directory)")
+	fs.StringVar(&f.resultFilename, "result-filename", "", "result file name (default: vLLM's automatic name)")
+	fs.StringVar(&f.label, "label", "", "prefix of the automatic file name, saved as label (default: backend)")
+	fs.StringArrayVar(&f.metadata, "metadata", nil, "extra KEY=VALUE saved at the top level of the result")
+	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress bar")
+	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
+	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
+	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics/merge (ours)")
+}

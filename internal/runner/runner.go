@@ -1,0 +1,260 @@
+// Package runner drives one benchmark: ready check, warm-ups, the timed run
+// (schedule -> dispatcher -> backend), and the conversion of what each
+// request observed into records. It computes no metrics and prints nothing;
+// progress is reported through a callback that runs off the request path.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// DefaultGrace is how long an interrupted run waits for requests already in
+// flight before cancelling them.
+const DefaultGrace = 5 * time.Second
+
+// Config describes one run. Requests and Backend are required.
+type Config struct {
+	// Backend sends the requests.
+	Backend backend.Backend
+	// Requests are sent in order; Requests[i] is dispatched at Schedule[i].
+	Requests []backend.Request
+	// Schedule holds each request's intended send offset from the start of
+	// dispatch (non-decreasing); nil sends everything at once.
+	Schedule []time.Duration
+	// MaxConcurrency caps requests in flight; 0 = no cap.
+	MaxConcurrency int
+	// Warmup is the request sent for the ready check and the warm-ups; nil
+	// means Requests[0] without its id.
+	Warmup *backend.Request
+	// NumWarmups copies of Warmup are sent concurrently (bounded by
+	// MaxConcurrency) before the run and discarded.
+	NumWarmups int
+	// ReadyCheck, when > 0, retries Warmup every ReadyInterval until it
+	// succeeds or ReadyCheck elapses; a final failure aborts the run.
+	ReadyCheck    time.Duration
+	ReadyInterval time.Duration
+	// Grace bounds how long an interrupted run waits for requests in
+	// flight; 0 = DefaultGrace.
+	Grace time.Duration
+	// OnDone, when set, is called after each request finishes, from a
+	// single goroutine that is not on any request's path (progress bars,
+	// live metrics). It must not block for long.
+	OnDone func(r *record.Record)
+	// OnEvent, when set, receives one-line notes on the run's phases
+	// ("Starting initial single prompt test run...").
+	OnEvent func(msg string)
+}
+
+// Result is what a run produced.
+type Result struct {
+	// Records holds one record per request that was sent, in dispatch
+	// (dataset) order. Requests never sent (interrupted run) have none.
+	Records []record.Record
+	// Duration is vLLM's benchmark duration: from just before the first
+	// dispatch to the end of the last request.
+	Duration time.Duration
+	// Start and End are the wall/monotonic times of the timed run.
+	Start, End time.Time
+	// Interrupted is true when the context was cancelled before every
+	// request finished.
+	Interrupted bool
+	// NotSent counts requests that were never sent.
+	NotSent int
+}
+
+// ErrNotReady wraps a failed ready check.
+var ErrNotReady = errors.New("Initial test run failed - Please make sure benchmark arguments are correctly specified")
+
+func (c *Config) event(format string, a ...any) {
+	if c.OnEvent != nil {
+		c.OnEvent(fmt.Sprintf(format, a...))
+	}
+}
+
+func (c *Config) warmupRequest() *backend.Request {
+	if c.Warmup != nil {
+		return c.Warmup
+	}
+	w := c.Requests[0]
+	w.ID = ""
+	return &w
+}
+
+// Prepare runs the ready check and the warm-ups. Neither affects metrics.
+func Prepare(ctx context.Context, cfg *Config) error {
+	if len(cfg.Requests) == 0 {
+		return errors.New("runner: no requests")
+	}
+	test := cfg.warmupRequest()
+	if cfg.ReadyCheck > 0 {
+		cfg.event("Waiting for endpoint to become up in %v seconds", cfg.ReadyCheck.Seconds())
+		if err := readyCheck(ctx, cfg.Backend, test, cfg.ReadyCheck, cfg.ReadyInterval); err != nil {
+			return fmt.Errorf("%w. Error: %v", ErrNotReady, err)
+		}
+		cfg.event("Initial test run completed.")
+	} else {
+		cfg.event("Skipping endpoint ready check.")
+	}
+	if cfg.NumWarmups > 0 {
+		cfg.event("Warming up with %d requests...", cfg.NumWarmups)
+		limit := cfg.MaxConcurrency
+		if limit <= 0 || limit > cfg.NumWarmups {
+			limit = cfg.NumWarmups
+		}
+		sem := make(chan struct{}, limit)
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		failed := 0
+		var firstErr error
+		for range cfg.NumWarmups {
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				var resp backend.Response
+				cfg.Backend.Send(ctx, test, &resp)
+				if resp.Err != nil {
+					mu.Lock()
+					failed++
+					if firstErr == nil {
+						firstErr = resp.Err
+					}
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if failed > 0 {
+			cfg.event("Warning: %d of %d warm-up requests failed (first error: %v)", failed, cfg.NumWarmups, firstErr)
+		}
+		cfg.event("Warmup run completed.")
+	}
+	return nil
+}
+
+// readyCheck sends req until one succeeds (vLLM's endpoint ready check).
+func readyCheck(ctx context.Context, b backend.Backend, req *backend.Request, timeout, interval time.Duration) error {
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		var resp backend.Response
+		began := time.Now()
+		b.Send(ctx, req, &resp)
+		if resp.Err == nil {
+			return nil
+		}
+		t.Reset(time.Until(began.Add(interval)))
+		select {
+		case <-ctx.Done():
+			return resp.Err
+		case <-t.C:
+		}
+	}
+}
+
+// Run performs the timed run: requests go out at Schedule's offsets from
+// the start of dispatch, open loop (a slow server never delays the
+// schedule), at most MaxConcurrency at once. Records come back in dispatch
+// order; OnDone sees each one as it finishes, from one goroutine.
+//
+// When ctx is cancelled (Ctrl-C) dispatch stops at once; requests in flight
+// get Grace to finish before their contexts are cancelled too, and what
+// they measured is kept. The Result is then marked Interrupted.
+func Run(ctx context.Context, cfg *Config) (*Result, error) {
+	n := len(cfg.Requests)
+	if n == 0 {
+		return nil, errors.New("runner: no requests")
+	}
+	offsets := cfg.Schedule
+	if offsets == nil {
+		offsets = make([]time.Duration, n)
+	}
+	if len(offsets) != n {
+		return nil, fmt.Errorf("runner: %d requests but %d schedule offsets", n, len(offsets))
+	}
+	grace := cfg.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+
+	// Requests run under reqCtx, which outlives ctx by the grace period so
+	// that an interrupt does not throw away streams about to finish.
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	stopGrace := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancelReqs)
+		<-reqCtx.Done()
+		t.Stop()
+	})
+	defer stopGrace()
+
+	// Finished records go through a buffered channel to one collector
+	// goroutine, so progress callbacks never run on a request's path.
+	type done struct {
+		i   int
+		rec record.Record
+	}
+	doneCh := make(chan done, min(n, 4096))
+	recs := make([]record.Record, n)
+	sent := make([]bool, n)
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for d := range doneCh {
+			recs[d.i] = d.rec
+			sent[d.i] = true
+			if cfg.OnDone != nil {
+				cfg.OnDone(&recs[d.i])
+			}
+		}
+	}()
+
+	origin := time.Now()
+	lres := load.Run(ctx, offsets, load.Options{MaxConcurrency: cfg.MaxConcurrency, Start: origin},
+		func(_ context.Context, it load.Item) {
+			req := &cfg.Requests[it.Index]
+			var resp backend.Response
+			cfg.Backend.Send(reqCtx, req, &resp)
+			if resp.Start.IsZero() {
+				// The backend failed before sending (e.g. body build); the
+				// request still started here as far as the run is concerned.
+				resp.Start = it.Acquired
+			}
+			doneCh <- done{it.Index, toRecord(req, &resp, origin, it.Intended, it.Arrived)}
+		})
+	close(doneCh)
+	<-collected
+
+	res := &Result{
+		Start:       lres.Start,
+		End:         lres.End,
+		Duration:    lres.End.Sub(lres.Start),
+		Interrupted: ctx.Err() != nil,
+	}
+	res.Records = make([]record.Record, 0, n)
+	for i := range recs {
+		if sent[i] {
+			res.Records = append(res.Records, recs[i])
+		}
+	}
+	res.NotSent = n - len(res.Records)
+	if res.NotSent > 0 {
+		res.Interrupted = true
+	}
+	return res, nil
+}
