@@ -69,23 +69,36 @@ func bindSageMakerFlags(fs *pflag.FlagSet) *sageMakerFlags {
 	return f
 }
 
+// validate checks the flags that need no AWS access, for any backend (the
+// cost flags also price OpenAI-backend runs): call it before the run so a
+// typo fails at once. Errors are *UsageError.
+func (f *sageMakerFlags) validate() error {
+	if _, err := sagemaker.ParseFormat(f.payloadFormat); err != nil {
+		return &UsageError{Err: fmt.Errorf("--payload-format: %w", err)}
+	}
+	if f.instanceCount < 1 {
+		return usageErrorf("--instance-count must be at least 1, got %d", f.instanceCount)
+	}
+	if f.cloudwatchWait < 0 {
+		return usageErrorf("--cloudwatch-wait must not be negative")
+	}
+	if f.readTimeout < 0 {
+		return usageErrorf("--sagemaker-read-timeout must not be negative")
+	}
+	if _, _, _, err := cost.Resolve(f.instanceType, f.pricePerHour); err != nil {
+		return &UsageError{Err: err}
+	}
+	return nil
+}
+
 // config turns the flags into the backend's configuration; input errors
 // are *UsageError. concurrency is the most requests in flight
 // (--max-concurrency, or --num-prompts when unlimited).
 func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
-	format, err := sagemaker.ParseFormat(f.payloadFormat)
-	if err != nil {
-		return sagemaker.Config{}, &UsageError{Err: fmt.Errorf("--payload-format: %w", err)}
+	if err := f.validate(); err != nil {
+		return sagemaker.Config{}, err
 	}
-	if f.instanceCount < 1 {
-		return sagemaker.Config{}, usageErrorf("--instance-count must be at least 1, got %d", f.instanceCount)
-	}
-	if f.cloudwatchWait < 0 {
-		return sagemaker.Config{}, usageErrorf("--cloudwatch-wait must not be negative")
-	}
-	if _, _, _, err := cost.Resolve(f.instanceType, f.pricePerHour); err != nil {
-		return sagemaker.Config{}, &UsageError{Err: err}
-	}
+	format, _ := sagemaker.ParseFormat(f.payloadFormat)
 	readTimeout := f.readTimeout
 	if readTimeout == 0 {
 		readTimeout = -1 // the flag's 0 means never; the config's 0 means default
