@@ -34,10 +34,10 @@ func newMetricsCmd(env *Env) *cobra.Command {
 print them as vLLM's result table, vLLM's result JSON or vLLM's automatic
 result file name.
 
-FILE ("-" for standard input) is either llmbench's JSON-lines records (a header line
-{"llmbench_records":1,"params":{...}} then one record per line) or the
-conformance input format ({"description","params","requests"}); the format
-is detected from the first line.
+FILE ("-" for standard input) is either llmbench's JSON-lines records (a
+header line {"llmbench_records":1,"params":{...}} then one record per line)
+or the conformance input format ({"description","params","requests"}); the
+format is detected from the first line.
 
 The run's parameters come from the file; the flags below override them.
 --format json prints the object vLLM saves with --save-result (with the
