@@ -251,8 +251,8 @@ func TestPoolSized(t *testing.T) {
 	if tr.MaxIdleConnsPerHost < 300 || tr.MaxIdleConns < 300 {
 		t.Errorf("MaxIdleConnsPerHost=%d MaxIdleConns=%d, want >= 300", tr.MaxIdleConnsPerHost, tr.MaxIdleConns)
 	}
-	if got := len(b.clients); got != 300 {
-		t.Errorf("%d idle clients, want one per unit of concurrency (300)", got)
+	if got := cap(b.clients); got != 300 {
+		t.Errorf("room for %d idle clients, want one per unit of concurrency (300)", got)
 	}
 }
 

@@ -168,13 +168,20 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 		o.Retryer = aws.NopRetryer{}
 		o.RetryMaxAttempts = 0
 	}
+	// Room for one idle client per unit of concurrency; a few are made
+	// now, the rest on first use (a run with --num-prompts 10000 and no
+	// concurrency cap should not build 10,000 clients up front).
 	n := max(cfg.AWS.Concurrency, 1)
 	b.clients = make(chan *sagemakerruntime.Client, n)
-	for range n {
+	for range min(n, prebuiltClients) {
 		b.clients <- b.newClient()
 	}
 	return b, nil
 }
+
+// prebuiltClients is how many clients New builds ahead of the first
+// requests.
+const prebuiltClients = 64
 
 // AWS returns the resolved AWS configuration (region, credentials), for
 // other clients of the same run such as CloudWatch. Its HTTP client is the
