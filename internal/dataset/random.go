@@ -71,41 +71,68 @@ func allowedTokens(vocab int, special []int) []int {
 // the prompt, the final token ids and final-length minus target when the
 // retries ran out (0 otherwise).
 func decodeToTarget(tok Tokenizer, g *numpyrand.Generator, seq []int, target int) (string, []int, int, error) {
-	prompt := tok.Decode(seq)
-	return continueToTarget(tok, g, prompt, tok.Encode(prompt, false), target)
+	st := startAdjust(tok, seq, target)
+	if err := st.advance(tok, g); err != nil {
+		return "", nil, 0, err
+	}
+	return st.prompt, st.seq, st.mismatch, nil
 }
 
-// continueToTarget runs decodeToTarget from its first decode/re-encode
-// (prompt, ids), which needs no random draws and so can be computed ahead,
-// in parallel, without changing the result.
-func continueToTarget(tok Tokenizer, g *numpyrand.Generator, prompt string, seq []int, target int) (string, []int, int, error) {
-	for remain := maxDecodeRetries; ; remain-- {
-		if remain <= 0 {
-			return prompt, seq, len(seq) - target, nil
+// adjustState is one prompt part-way through decodeToTarget's loop.
+type adjustState struct {
+	prompt   string
+	seq      []int
+	target   int
+	remain   int
+	done     bool
+	mismatch int
+}
+
+// startAdjust does the loop's first decode/re-encode.
+func startAdjust(tok Tokenizer, seq []int, target int) *adjustState {
+	prompt := tok.Decode(seq)
+	return &adjustState{prompt: prompt, seq: tok.Encode(prompt, false), target: target, remain: maxDecodeRetries}
+}
+
+// advance runs the loop until it ends. With g == nil it stops instead just
+// before the first random draw (padding), leaving done false: everything
+// up to there needs no randomness, so it can run ahead on all CPUs, and
+// the draws are then made in request order, exactly as vLLM makes them.
+func (st *adjustState) advance(tok Tokenizer, g *numpyrand.Generator) error {
+	for !st.done {
+		if st.remain <= 0 {
+			st.done, st.mismatch = true, len(st.seq)-st.target
+			return nil
 		}
 		switch {
-		case len(seq) == target:
-			return prompt, seq, 0, nil
-		case len(seq) < target:
-			extra, err := g.Integers(0, int64(tok.VocabSize()), target-len(seq))
+		case len(st.seq) == st.target:
+			st.done = true
+			return nil
+		case len(st.seq) < st.target:
+			if g == nil {
+				return nil
+			}
+			extra, err := g.Integers(0, int64(tok.VocabSize()), st.target-len(st.seq))
 			if err != nil {
-				return "", nil, 0, err
+				return err
 			}
 			for _, e := range extra {
-				seq = append(seq, int(e))
+				st.seq = append(st.seq, int(e))
 			}
 		default:
-			seq = seq[:target]
+			st.seq = st.seq[:st.target]
 		}
-		prompt = tok.Decode(seq)
-		seq = tok.Encode(prompt, false)
+		st.prompt = tok.Decode(st.seq)
+		st.seq = tok.Encode(st.prompt, false)
+		st.remain--
 	}
+	return nil
 }
 
-// firstRounds computes each sequence's first decode/re-encode on all CPUs.
-func firstRounds(tok Tokenizer, seqs [][]int) ([]string, [][]int) {
-	prompts := make([]string, len(seqs))
-	ids := make([][]int, len(seqs))
+// adjustAhead starts every sequence's loop and runs it up to its first
+// random draw, on all CPUs.
+func adjustAhead(tok Tokenizer, seqs [][]int, targets []int) []*adjustState {
+	states := make([]*adjustState, len(seqs))
 	workers := min(runtime.GOMAXPROCS(0), len(seqs))
 	var wg sync.WaitGroup
 	var next atomic.Int64
@@ -118,13 +145,14 @@ func firstRounds(tok Tokenizer, seqs [][]int) ([]string, [][]int) {
 				if i >= len(seqs) {
 					return
 				}
-				prompts[i] = tok.Decode(seqs[i])
-				ids[i] = tok.Encode(prompts[i], false)
+				st := startAdjust(tok, seqs[i], targets[i])
+				_ = st.advance(tok, nil) // no draws, so no error
+				states[i] = st
 			}
 		}()
 	}
 	wg.Wait()
-	return prompts, ids
+	return states
 }
 
 // randomChunk bounds how many prompts are held in memory between the
@@ -230,15 +258,16 @@ func sampleRandom(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []
 			}
 			continue
 		}
-		prompts, ids := firstRounds(tok, seqs)
-		for i := range seqs {
-			target := cfg.RandomPrefixLen + int(inLens[lo+i])
-			prompt, final, mismatch, err := continueToTarget(tok, g, prompts[i], ids[i], target)
-			if err != nil {
+		targets := make([]int, len(seqs))
+		for i := range targets {
+			targets[i] = cfg.RandomPrefixLen + int(inLens[lo+i])
+		}
+		for i, st := range adjustAhead(tok, seqs, targets) {
+			if err := st.advance(tok, g); err != nil {
 				return nil, warnings, err
 			}
-			mismatchTotal += mismatch
-			reqs[lo+i] = Request{Prompt: prompt, PromptLen: len(final), OutputLen: int(outLens[lo+i]), PrefixID: -1}
+			mismatchTotal += st.mismatch
+			reqs[lo+i] = Request{Prompt: st.prompt, PromptLen: len(st.seq), OutputLen: int(outLens[lo+i]), PrefixID: -1}
 		}
 	}
 	if mismatchTotal != 0 {
