@@ -19,9 +19,19 @@
 //     files (vLLM dispatches per dataset id instead); order differs from
 //     vLLM's streaming shuffle.
 //
-// The package does no chat-template rendering (there is no template engine):
-// see CustomConfig for what happens instead. It performs network I/O only
-// for the hf dataset (hub downloads) and for AlignToServer.
+// Differences from vLLM, each reported as a warning when it applies:
+//   - No chat-template rendering (there is no template engine). Where vLLM
+//     renders the template client-side (custom without
+//     --skip-chat-template), the prompt is also given as a one-message chat
+//     (Request.Messages) so chat endpoints apply the server's template;
+//     completions endpoints get the raw prompt, and prompt_len counts it.
+//   - Without a tokenizer (vLLM refuses most datasets then) token counts are
+//     estimates: a word per token for random, 4 bytes per token elsewhere.
+//   - --no-oversample with fewer usable rows than --num-prompts is an error
+//     naming the file, where vLLM silently sends fewer requests.
+//
+// The package performs network I/O only for the hf dataset (hub downloads,
+// through internal/hfhub) and for AlignToServer.
 package dataset
 
 import (
