@@ -213,6 +213,9 @@ func (b *Backend) release(c *sagemakerruntime.Client) {
 	}
 }
 
+// eventStreamContentType is the Content-Type of a streaming response.
+const eventStreamContentType = "application/vnd.amazon.eventstream"
+
 // inferenceIDRE is what SageMaker accepts as an inference id.
 var inferenceIDRE = regexp.MustCompile(`^\PC{1,64}$`)
 
@@ -262,11 +265,19 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		return
 	}
 	resp.HTTPStatus = 200
-	if raw, ok := awsmiddleware.GetRawResponse(out.ResultMetadata).(*smithyhttp.Response); ok {
-		resp.HTTPStatus = raw.StatusCode
-	}
 	es := out.GetStream()
 	defer es.Close() // always, even after an error (A.2)
+	if raw, ok := awsmiddleware.GetRawResponse(out.ResultMetadata).(*smithyhttp.Response); ok {
+		resp.HTTPStatus = raw.StatusCode
+		if ct := raw.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, eventStreamContentType) {
+			// Most likely --endpoint-url points at the model server itself;
+			// the SDK would report an opaque framing error.
+			dec.fail(record.ErrMalformedStream, fmt.Errorf("the response is %q, not an AWS event stream (%s): "+
+				"--endpoint-url must point at SageMaker Runtime or an emulator of it (llmbench proxy, llmbench sim), "+
+				"not at the model server", ct, eventStreamContentType))
+			return
+		}
+	}
 
 	for ev := range es.Events() {
 		now := time.Now()

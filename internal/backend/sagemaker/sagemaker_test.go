@@ -335,3 +335,18 @@ func TestNoUsageAsked(t *testing.T) {
 		t.Errorf("include_usage on: class %q err %v", on.ErrClass, on.Err)
 	}
 }
+
+// TestNotAnEventStream: a 200 answer that is plain SSE (--endpoint-url at
+// the model server itself) fails with a message that says so.
+func TestNotAnEventStream(t *testing.T) {
+	f := newFakeSM(t, false)
+	f.on("sse", func(w http.ResponseWriter, _ *http.Request, _ []byte, _ <-chan struct{}) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(vllmChatSSE(streamSpec{tokens: []string{"a"}, finish: "stop", usage: true, done: true}))
+	})
+	b := newTestBackend(t, f, "sse", FormatOpenAIChat)
+	resp := send(t, b, context.Background())
+	if resp.ErrClass != record.ErrMalformedStream || !strings.Contains(resp.Err.Error(), "--endpoint-url") {
+		t.Errorf("class %q err %v", resp.ErrClass, resp.Err)
+	}
+}
