@@ -280,7 +280,10 @@ func outputLen(r *record.Record, p *Params) (n int, src string, guessed bool) {
 	if p.NoTokenizer {
 		return 1, record.SourceFallback1, false
 	}
-	if r.OutputTokensSource == record.SourceTokenizer {
+	// A count saved with the record (by the run's own tokenizer) wins: it
+	// is what the run reported, and recounting would cost as much again.
+	// TokenizerCount 0 is a count only when the source says so.
+	if r.OutputTokensSource == record.SourceTokenizer || (r.OutputTokensSource == "" && r.TokenizerCount > 0) {
 		return r.TokenizerCount, record.SourceTokenizer, false
 	}
 	if p.Counter != nil {

@@ -45,11 +45,14 @@ func TestOutputLengthFallback(t *testing.T) {
 	tokenized := ok(0, 0.1, []float64{0.01}, 0.2, nil, "saved")
 	tokenized.OutputTokensSource = record.SourceTokenizer
 	tokenized.TokenizerCount = 7
+	savedOnly := ok(0, 0.1, []float64{0.01}, 0.2, nil, "four words are here")
+	savedOnly.TokenizerCount = 6
 	recs := []record.Record{
 		ok(0, 0.1, []float64{0.01}, 0.2, intp(5), "a b c"),     // usage wins
 		ok(0, 0.1, []float64{0.01}, 0.2, nil, "one two three"), // no usage: count words
 		ok(0, 0.1, []float64{0.01}, 0.2, intp(0), "x y"),       // usage 0 counts as none
 		tokenized, // a saved tokenizer count is reused, not recounted
+		savedOnly, // a saved count without a source is used too
 		{Success: false, PromptLen: 3, Error: "boom", OutputTokens: intp(9)}, // failed: 0
 	}
 	tests := []struct {
@@ -60,12 +63,12 @@ func TestOutputLengthFallback(t *testing.T) {
 		wantCalls int
 		wantWarn  bool
 	}{
-		{"tokenizer counts the text", Params{Duration: 1}, []int{5, 3, 2, 7, 0},
-			[]string{"server-usage", "tokenizer", "tokenizer", "tokenizer", ""}, 2, false},
-		{"no tokenizer (--skip-tokenizer-init) gives 1", Params{Duration: 1, NoTokenizer: true}, []int{5, 1, 1, 1, 0},
-			[]string{"server-usage", "fallback-1", "fallback-1", "fallback-1", ""}, 0, false},
-		{"tokenizer declared but no counter: 1 and a warning", Params{Duration: 1, Counter: nil}, []int{5, 1, 1, 7, 0},
-			[]string{"server-usage", "fallback-1", "fallback-1", "tokenizer", ""}, 0, true},
+		{"tokenizer counts the text", Params{Duration: 1}, []int{5, 3, 2, 7, 6, 0},
+			[]string{"server-usage", "tokenizer", "tokenizer", "tokenizer", "tokenizer", ""}, 2, false},
+		{"no tokenizer (--skip-tokenizer-init) gives 1", Params{Duration: 1, NoTokenizer: true}, []int{5, 1, 1, 1, 1, 0},
+			[]string{"server-usage", "fallback-1", "fallback-1", "fallback-1", "fallback-1", ""}, 0, false},
+		{"tokenizer declared but no counter: 1 and a warning", Params{Duration: 1, Counter: nil}, []int{5, 1, 1, 7, 6, 0},
+			[]string{"server-usage", "fallback-1", "fallback-1", "tokenizer", "tokenizer", ""}, 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,8 +92,8 @@ func TestOutputLengthFallback(t *testing.T) {
 			if warned != tt.wantWarn {
 				t.Errorf("fallback warning = %v, want %v (%q)", warned, tt.wantWarn, s.Warnings)
 			}
-			if s.TotalInput != 40 {
-				t.Errorf("total input = %d, want 40 (successful requests only)", s.TotalInput)
+			if s.TotalInput != 50 {
+				t.Errorf("total input = %d, want 50 (successful requests only)", s.TotalInput)
 			}
 		})
 	}

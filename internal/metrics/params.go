@@ -57,8 +57,9 @@ type Params struct {
 	// reported.
 	NoTokenizer bool
 	// Counter counts the tokens of generated text when the usage frame
-	// gave no count. nil with a tokenizer: a record's saved count
-	// (record.TokenizerCount) is used, else 1 with a warning.
+	// gave no count and the record carries no saved count
+	// (record.TokenizerCount, used first). nil with a tokenizer: such a
+	// record counts 1, with a warning.
 	Counter TokenCounter
 	// MaxConcurrency is --max-concurrency; 0 = not set.
 	MaxConcurrency int
