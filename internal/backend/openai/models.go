@@ -73,6 +73,7 @@ func ReadyCheck(ctx context.Context, b backend.Backend, req *backend.Request, ti
 	defer cancel()
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
+	var last *backend.Response
 	for {
 		resp := &backend.Response{}
 		began := time.Now()
@@ -80,14 +81,19 @@ func ReadyCheck(ctx context.Context, b backend.Backend, req *backend.Request, ti
 		if resp.Err == nil {
 			return resp, nil
 		}
+		// An attempt cut short by the check's own deadline says less than
+		// the failure before it.
+		if last == nil || ctx.Err() == nil {
+			last = resp
+		}
 		// Wait for the next attempt, measured from the start of this one.
 		t.Reset(time.Until(began.Add(interval)))
 		select {
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return resp, fmt.Errorf("endpoint not ready after %v: %w", timeout, resp.Err)
+				return last, fmt.Errorf("endpoint not ready after %v: %w", timeout, last.Err)
 			}
-			return resp, ctx.Err()
+			return last, ctx.Err()
 		case <-t.C:
 		}
 	}

@@ -144,28 +144,28 @@ func TestSendAwkwardStreams(t *testing.T) {
 	}
 }
 
-// TestSendTiming checks that chunk stamps follow the server's pacing: TTFT
-// covers the server's delay before the first chunk and each gap the delay
-// between writes.
+// TestSendTiming checks stamps against ground truth taken in the server
+// (same process, same monotonic clock): each message is written in two
+// pieces with a pause between, and a chunk's stamp must never precede the
+// write of the piece that completed it (a stamp taken at the first piece, or
+// at the start of the request, would). Upper bounds are left loose: on a
+// loaded machine the client may be scheduled late.
 func TestSendTiming(t *testing.T) {
 	t.Parallel()
-	const first, gap = 60 * time.Millisecond, 30 * time.Millisecond
+	const pause = 20 * time.Millisecond
 	body := completionsSSE([]string{"a", "b", "c"}, 3, true)
 	msgs := strings.SplitAfter(body, "\n\n")
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var completed []time.Time // when the second piece of message i was written
+	srv := httptest.NewServer(drained(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(200)
 		w.(http.Flusher).Flush()
-		time.Sleep(first)
-		for i, m := range msgs[:3] {
-			if i > 0 {
-				time.Sleep(gap)
-			}
-			// Split each message so the stamp must come from the read that
-			// completed it, not the first piece.
+		for _, m := range msgs[:3] {
+			time.Sleep(pause)
 			io.WriteString(w, m[:10])
 			w.(http.Flusher).Flush()
-			time.Sleep(gap / 3)
+			time.Sleep(pause)
+			completed = append(completed, time.Now())
 			io.WriteString(w, m[10:])
 			w.(http.Flusher).Flush()
 		}
@@ -177,15 +177,17 @@ func TestSendTiming(t *testing.T) {
 	if resp.Err != nil || len(resp.ChunkTimes) != 3 {
 		t.Fatalf("err %v, %d chunks", resp.Err, len(resp.ChunkTimes))
 	}
-	ttft := resp.ChunkTimes[0].Sub(resp.Start)
-	if ttft < first+gap/3 || ttft > first+gap/3+time.Second {
-		t.Errorf("ttft %v, want about %v", ttft, first+gap/3)
-	}
-	for i := 1; i < 3; i++ {
-		d := resp.ChunkTimes[i].Sub(resp.ChunkTimes[i-1])
-		if d < gap+gap/3-5*time.Millisecond || d > time.Second {
-			t.Errorf("gap %d = %v, want about %v", i, d, gap+gap/3)
+	// The handler finished before the body's end reached the client.
+	for i, stamp := range resp.ChunkTimes {
+		if stamp.Before(completed[i]) {
+			t.Errorf("chunk %d stamped %v before its last byte was written", i, completed[i].Sub(stamp))
 		}
+		if stamp.Sub(completed[i]) > 5*time.Second {
+			t.Errorf("chunk %d stamped %v after it was written", i, stamp.Sub(completed[i]))
+		}
+	}
+	if ttft := resp.ChunkTimes[0].Sub(resp.Start); ttft < 2*pause {
+		t.Errorf("ttft %v shorter than the server's %v before the first chunk was complete", ttft, 2*pause)
 	}
 }
 
@@ -228,7 +230,7 @@ func TestSendErrors(t *testing.T) {
 		{"stall past the request timeout", func(w http.ResponseWriter, r *http.Request) {
 			writeSplit(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n", 100)
 			<-r.Context().Done()
-		}, 150 * time.Millisecond, record.ErrTimeout, "timed out", "a"},
+		}, 700 * time.Millisecond, record.ErrTimeout, "timed out", "a"},
 		{"timeout before headers", func(w http.ResponseWriter, r *http.Request) {
 			<-r.Context().Done()
 		}, 100 * time.Millisecond, record.ErrTimeout, "sending request", ""},
@@ -304,7 +306,9 @@ func TestSendCanceled(t *testing.T) {
 	go func() { <-started; time.Sleep(100 * time.Millisecond); cancel() }()
 	resp := &backend.Response{}
 	c.Send(ctx, &backend.Request{Model: "m"}, resp)
-	if resp.ErrClass != record.ErrCanceled || len(resp.ChunkTimes) != 1 {
+	// Normally the chunk arrived before the cancel; a starved client may
+	// not have read it yet, which changes nothing about the class.
+	if resp.ErrClass != record.ErrCanceled || len(resp.ChunkTimes) > 1 {
 		t.Fatalf("got %q %v with %d chunks", resp.ErrClass, resp.Err, len(resp.ChunkTimes))
 	}
 }
@@ -393,7 +397,9 @@ func TestKeepAlive(t *testing.T) {
 			t.Fatal(r.Err)
 		}
 	}
-	if n := conns.Load(); n != 1 {
+	// 1 normally; 2 if a request starts in the instant before the
+	// transport has put the previous connection back in its idle pool.
+	if n := conns.Load(); n > 2 {
 		t.Fatalf("5 sequential requests used %d connections, want 1", n)
 	}
 	var wg sync.WaitGroup
@@ -480,8 +486,8 @@ func TestReadyCheck(t *testing.T) {
 		t.Fatalf("err %v after %d calls", err, calls.Load())
 	}
 	calls.Store(-1000)
-	_, err := ReadyCheck(t.Context(), c, req, 100*time.Millisecond, 20*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "not ready after 100ms") || !strings.Contains(err.Error(), "HTTP 503") {
+	_, err := ReadyCheck(t.Context(), c, req, 800*time.Millisecond, 20*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "not ready after 800ms") || !strings.Contains(err.Error(), "HTTP 503") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -152,8 +152,10 @@ func (c *Collector) Fail(class string, err error) {
 	c.storeText()
 }
 
+// storeText copies the text gathered so far into Resp (once per request in
+// the common path: at Finish or Fail).
 func (c *Collector) storeText() {
-	if len(c.text) > 0 && len(c.Resp.Text) != len(c.text) {
+	if len(c.text) > 0 {
 		c.Resp.Text = string(c.text)
 	}
 }
