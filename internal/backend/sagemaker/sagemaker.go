@@ -305,13 +305,14 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		dec.fail(class, err)
 		return
 	}
-	if ctx.Err() != nil {
-		// The stream stopped because the request's deadline passed or it
-		// was cancelled, even if the SDK reported a clean end.
-		dec.fail(classify(ctx.Err()), fmt.Errorf("stream interrupted: %w", ctx.Err()))
-		return
-	}
 	dec.finish(time.Now())
+	if resp.ErrClass == record.ErrStreamTruncated && ctx.Err() != nil {
+		// Cut short because the request's deadline passed or it was
+		// cancelled, though the SDK reported a clean end: file it under
+		// the cause.
+		resp.ErrClass = classify(ctx.Err())
+		resp.Err = fmt.Errorf("%w: %w", ctx.Err(), resp.Err)
+	}
 }
 
 // openAIBodyBuilder returns an OpenAI client used only to build bodies
