@@ -1,0 +1,407 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/tokenizer"
+)
+
+// runCLI runs llmbench in-process and returns its exit code and output.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(t.Context(), "test", args, strings.NewReader(""), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// startSim starts a fast fixed-mode simulator that keeps its ground truth.
+func startSim(t *testing.T, mod func(*sim.Config)) *sim.Running {
+	t.Helper()
+	cfg := sim.DefaultConfig()
+	cfg.Mode = sim.ModeFixed
+	cfg.TTFT = 2 * time.Millisecond
+	cfg.ITL = time.Millisecond
+	cfg.KeepTruth = true
+	if mod != nil {
+		mod(&cfg)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := sim.Start(ctx, cfg, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = srv.Stop(context.Background())
+	})
+	return srv
+}
+
+// readResult loads a saved result JSON (one object).
+func readResult(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return m
+}
+
+// gpt2Path unpacks the committed GPT-2 tokenizer into a temp folder.
+func gpt2Path(t *testing.T) string {
+	t.Helper()
+	src := filepath.Join("..", "..", "testdata", "tokenizer", "gpt2")
+	dir := t.TempDir()
+	f, err := os.Open(filepath.Join(src, "tokenizer.json.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(filepath.Join(src, "tokenizer_config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func num(t *testing.T, m map[string]any, key string) float64 {
+	t.Helper()
+	v, ok := m[key].(float64)
+	if !ok {
+		t.Fatalf("result key %q = %v (%T), want a number", key, m[key], m[key])
+	}
+	return v
+}
+
+// TestRunTokenTotalsMatchServer: the totals llmbench reports are the
+// server's own counts, for both APIs, and with the same tokenizer file on
+// both sides the client's prompt lengths equal the server's.
+func TestRunTokenTotalsMatchServer(t *testing.T) {
+	tokDir := gpt2Path(t)
+	tok, err := tokenizer.Load(t.Context(), tokDir, tokenizer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, backendName := range []string{"openai", "openai-chat"} {
+		t.Run(backendName, func(t *testing.T) {
+			srv := startSim(t, func(c *sim.Config) { c.Tokenizer = tok })
+			dir := t.TempDir()
+			code, out, errs := runCLI(t, "run", "--backend", backendName, "--base-url", srv.URL,
+				"--model", "llmbench-sim", "--tokenizer", tokDir,
+				"--num-prompts", "12", "--random-input-len", "40", "--random-output-len", "9",
+				"--max-concurrency", "4", "--disable-tqdm",
+				"--save-result", "--save-detailed", "--result-dir", dir, "--result-filename", "r.json")
+			if code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+			}
+			res := readResult(t, filepath.Join(dir, "r.json"))
+			var wantIn, wantOut int
+			n := 0
+			for _, tr := range srv.Server.Truth() {
+				if tr.Endpoint != "completions" && tr.Endpoint != "chat" {
+					continue
+				}
+				n++
+				wantIn += tr.PromptTokens
+				wantOut += tr.CompletionTokens
+			}
+			if n != 12 {
+				t.Fatalf("server saw %d generation requests, want 12", n)
+			}
+			if got := int(num(t, res, "total_input_tokens")); got != wantIn {
+				t.Errorf("total_input_tokens = %d, server counted %d", got, wantIn)
+			}
+			if got := int(num(t, res, "total_output_tokens")); got != wantOut {
+				t.Errorf("total_output_tokens = %d, server counted %d", got, wantOut)
+			}
+			if backendName == "openai" {
+				// Completions prompts are the dataset's text, re-encoded by
+				// the client to exactly their target lengths (range ratio 0):
+				// the server, with the same tokenizer file, must count the same.
+				if want := 12 * 40; wantIn != want {
+					t.Errorf("server counted %d prompt tokens, client built %d", wantIn, want)
+				}
+			}
+			if !strings.Contains(out, "Output token count source:               server-usage") {
+				t.Errorf("stream specifics should name server-usage:\n%s", out)
+			}
+		})
+	}
+}
+
+// noUsageServer streams the GPT-2 tokens of text one per chunk, without a
+// usage frame, like a server that ignores stream_options.
+func noUsageServer(t *testing.T, chat bool, pieces []string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"m","object":"model","root":"m"}]}`)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fl := w.(http.Flusher)
+		for i, p := range pieces {
+			fin := "null"
+			if i == len(pieces)-1 {
+				fin = `"length"`
+			}
+			pj, _ := json.Marshal(p)
+			if chat {
+				fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":%s},\"finish_reason\":%s}]}\n\n", pj, fin)
+			} else {
+				fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":%s,\"finish_reason\":%s}]}\n\n", pj, fin)
+			}
+			fl.Flush()
+		}
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestRunWithoutUsageFrame: with no usage frame the output count comes
+// from the tokenizer (exactly the tokens the server sent), or is vLLM's
+// fallback 1 per request with --skip-tokenizer-init; the source is shown.
+func TestRunWithoutUsageFrame(t *testing.T) {
+	tokDir := gpt2Path(t)
+	tok, err := tokenizer.Load(t.Context(), tokDir, tokenizer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := " The quick brown fox jumps over the lazy dog, 42 times."
+	ids := tok.Encode(text, false)
+	var pieces []string
+	for _, id := range ids {
+		pieces = append(pieces, tok.Decode([]int{id}))
+	}
+	for _, chat := range []bool{false, true} {
+		backendName, endpoint := "openai", "/v1/completions"
+		if chat {
+			backendName, endpoint = "openai-chat", "/v1/chat/completions"
+		}
+		t.Run(backendName, func(t *testing.T) {
+			srv := noUsageServer(t, chat, pieces)
+			dir := t.TempDir()
+			code, out, errs := runCLI(t, "run", "--backend", backendName, "--base-url", srv.URL, "--endpoint", endpoint,
+				"--model", "m", "--tokenizer", tokDir, "--num-prompts", "5", "--random-input-len", "16",
+				"--random-output-len", "8", "--disable-tqdm", "--save-result", "--result-dir", dir, "--result-filename", "r.json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			res := readResult(t, filepath.Join(dir, "r.json"))
+			if got, want := int(num(t, res, "total_output_tokens")), 5*len(ids); got != want {
+				t.Errorf("total_output_tokens = %d, want %d (tokenizer count of what the server sent)", got, want)
+			}
+			if !strings.Contains(out, "Requests without usage frame:            5") ||
+				!strings.Contains(out, "Output token count source:               tokenizer") {
+				t.Errorf("specifics should report 5 streams without usage, counted by the tokenizer:\n%s", out)
+			}
+
+			code, out, errs = runCLI(t, "run", "--backend", backendName, "--base-url", srv.URL, "--endpoint", endpoint,
+				"--model", "m", "--skip-tokenizer-init", "--num-prompts", "5", "--random-input-len", "16",
+				"--random-output-len", "8", "--disable-tqdm", "--save-result", "--result-dir", dir, "--result-filename", "s.json")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			res = readResult(t, filepath.Join(dir, "s.json"))
+			if got := int(num(t, res, "total_output_tokens")); got != 5 {
+				t.Errorf("with --skip-tokenizer-init total_output_tokens = %d, want 5 (vLLM's 1 per request)", got)
+			}
+			if res["tokenizer_id"] != nil {
+				t.Errorf("tokenizer_id = %v, want null with --skip-tokenizer-init", res["tokenizer_id"])
+			}
+			if strings.Contains(out, "Total generated tokens") {
+				t.Errorf("--skip-tokenizer-init drops the token lines, as vLLM does:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestRunSavedResultRoundTrips: llmbench metrics on the saved records
+// reproduces the saved result exactly.
+func TestRunSavedResultRoundTrips(t *testing.T) {
+	srv := startSim(t, nil)
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "run", "--base-url", srv.URL, "--num-prompts", "15", "--request-rate", "200",
+		"--burstiness", "0.5", "--max-concurrency", "3", "--random-input-len", "20", "--random-output-len", "6",
+		"--random-range-ratio", "0.5", "--goodput", "ttft:50", "tpot:20", "--metric-percentiles", "50,90,99.9",
+		"--percentile-metrics", "ttft,tpot,itl,e2el", "--disable-tqdm",
+		"--save-result", "--save-detailed", "--result-dir", dir, "--result-filename", "run.json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	saved := readResult(t, filepath.Join(dir, "run.json"))
+	code, js, errs := runCLI(t, "metrics", filepath.Join(dir, "run.records.jsonl"), "--format", "json")
+	if code != 0 {
+		t.Fatalf("metrics exit %d: %s", code, errs)
+	}
+	var again map[string]any
+	if err := json.Unmarshal([]byte(js), &again); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(saved, again); diff != "" {
+		t.Errorf("llmbench metrics on the saved records differs from the saved result (-saved +recomputed):\n%s", diff)
+	}
+	_, table, _ := runCLI(t, "metrics", filepath.Join(dir, "run.records.jsonl"))
+	if !strings.Contains(out, table[:strings.Index(table, "==================================================\n")+51]) {
+		t.Errorf("the recomputed table differs from the printed one:\nrun:\n%s\nmetrics:\n%s", out, table)
+	}
+}
+
+// TestRunFaultsAreClassified: every simulator fault lands in its error
+// class and no request is lost (records = requests sent).
+func TestRunFaultsAreClassified(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault func(*sim.Faults)
+		class string
+		extra []string
+	}{
+		{"http 500", func(f *sim.Faults) { f.HTTP500Rate = 1 }, record.ErrHTTP5xx, nil},
+		{"http 429", func(f *sim.Faults) { f.HTTP429Rate = 1 }, record.ErrHTTP429, nil},
+		{"503 loading", func(f *sim.Faults) { f.Loading503Rate = 1 }, record.ErrHTTP5xx, nil},
+		{"dropped mid-stream", func(f *sim.Faults) { f.DropRate = 1 }, record.ErrStreamTruncated, nil},
+		{"malformed chunk", func(f *sim.Faults) { f.MalformedRate = 1 }, record.ErrMalformedStream, nil},
+		{"stall past the deadline", func(f *sim.Faults) { f.StallRate = 1; f.StallFor = 3 * time.Second }, record.ErrTimeout,
+			[]string{"--request-timeout", "300ms"}},
+		{"slow first byte past the deadline", func(f *sim.Faults) { f.SlowFirstByteRate = 1; f.SlowFirstByteFor = 3 * time.Second }, record.ErrTimeout,
+			[]string{"--request-timeout", "300ms"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startSim(t, func(c *sim.Config) { tt.fault(&c.Faults) })
+			rpath := filepath.Join(t.TempDir(), "recs.jsonl")
+			args := []string{"run", "--base-url", srv.URL, "--model", "llmbench-sim", "--num-prompts", "6",
+				"--max-concurrency", "3", "--random-input-len", "10", "--random-output-len", "8",
+				"--disable-tqdm", "--save-records", rpath}
+			code, out, errs := runCLI(t, append(args, tt.extra...)...)
+			if code != 0 {
+				t.Fatalf("a run whose requests all fail still completes (exit 0), got %d\n%s\n%s", code, out, errs)
+			}
+			_, recs, _, err := record.ReadFile(rpath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(recs) != 6 {
+				t.Fatalf("%d records, want 6 (one per request sent)", len(recs))
+			}
+			for _, r := range recs {
+				if r.Success || r.ErrorClass != tt.class {
+					t.Errorf("request %d: success=%v class=%q (%s), want failure of class %q", r.Index, r.Success, r.ErrorClass, r.Error, tt.class)
+				}
+			}
+			if !strings.Contains(out, "Failed requests:                         6") ||
+				!strings.Contains(out, tt.class) {
+				t.Errorf("table and error breakdown should show 6 failures of %s:\n%s", tt.class, out)
+			}
+		})
+	}
+}
+
+// TestRunMaxErrorRate: the gate exits 1 above the rate and 0 at or below.
+func TestRunMaxErrorRate(t *testing.T) {
+	srv := startSim(t, func(c *sim.Config) { c.Faults.HTTP500Rate = 0.5; c.Seed = 7 })
+	args := []string{"run", "--base-url", srv.URL, "--num-prompts", "20", "--random-input-len", "10",
+		"--random-output-len", "4", "--disable-tqdm"}
+	code, _, errs := runCLI(t, append(args, "--max-error-rate", "0.05")...)
+	if code != 1 || !strings.Contains(errs, "exceeds --max-error-rate") {
+		t.Errorf("exit %d, stderr %q; want 1 with the reason", code, errs)
+	}
+	code, _, errs = runCLI(t, append(args, "--max-error-rate", "1")...)
+	if code != 0 {
+		t.Errorf("exit %d with --max-error-rate 1: %s", code, errs)
+	}
+}
+
+// TestRunInterruptSavesPartialResult: cancelling mid-run keeps what was
+// measured, marks the saved result interrupted and exits non-zero.
+func TestRunInterruptSavesPartialResult(t *testing.T) {
+	srv := startSim(t, func(c *sim.Config) { c.ITL = 20 * time.Millisecond })
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	var out, errb bytes.Buffer
+	var wg sync.WaitGroup
+	var code int
+	wg.Go(func() {
+		code = Main(ctx, "test", []string{"run", "--base-url", srv.URL, "--num-prompts", "50", "--request-rate", "20",
+			"--random-input-len", "10", "--random-output-len", "10", "--disable-tqdm",
+			"--save-result", "--result-dir", dir, "--result-filename", "p.json"}, strings.NewReader(""), &out, &errb)
+	})
+	time.Sleep(700 * time.Millisecond)
+	cancel()
+	wg.Wait()
+	if code != 130 {
+		t.Errorf("exit %d, want 130 for an interrupted run\n%s\n%s", code, out.String(), errb.String())
+	}
+	res := readResult(t, filepath.Join(dir, "p.json"))
+	ext, _ := res["llmbench"].(map[string]any)
+	if ext == nil || ext["interrupted"] != true {
+		t.Errorf("saved result should carry llmbench.interrupted = true, got %v", res["llmbench"])
+	}
+	done := int(num(t, res, "completed")) + int(num(t, res, "failed"))
+	if done == 0 || done >= 50 {
+		t.Errorf("completed+failed = %d, want some but not all of 50", done)
+	}
+}
+
+// TestRunBadInput: flag mistakes are one-line errors with exit code 2.
+func TestRunBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--backend", "tgi"}, "--backend"},
+		{[]string{"--max-concurrency", "0"}, "--max-concurrency must be positive"},
+		{[]string{"--request-rate", "-1"}, "--request-rate"},
+		{[]string{"--goodput", "ttfb:10"}, "ttfb"},
+		{[]string{"--metric-percentiles", "101"}, "101"},
+		{[]string{"--percentile-metrics", "ttft,foo"}, "foo"},
+		{[]string{"--extra-body", "[1]"}, "--extra-body"},
+		{[]string{"--header", "novalue"}, "--header"},
+		{[]string{"--ramp-up-strategy", "linear"}, "ramp-up"},
+		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"}, "--request-rate must be left at inf"},
+		{[]string{"--backend", "sagemaker"}, "--endpoint-name"},
+		{[]string{"--dataset-name", "sharegpt", "--dataset-path", "/nonexistent/x.json", "--base-url", "http://127.0.0.1:1", "--model", "m", "--skip-tokenizer-init"}, "/nonexistent/x.json"},
+	}
+	for _, tt := range tests {
+		code, _, errs := runCLI(t, append([]string{"run"}, tt.args...)...)
+		if code != 2 || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("run %q: exit %d, stderr %q; want exit 2 and one line mentioning %q", tt.args, code, errs, tt.want)
+		}
+	}
+}
