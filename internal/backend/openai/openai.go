@@ -124,7 +124,7 @@ func CheckURL(api API, apiURL string) error {
 		return fmt.Errorf("invalid API URL %q: %v", apiURL, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("invalid API URL %q: want http://host[:port]/path or https://...", apiURL)
+		return fmt.Errorf("invalid API URL %q: want an http:// or https:// URL with a host", apiURL)
 	}
 	switch api {
 	case Chat:
