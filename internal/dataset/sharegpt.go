@@ -86,6 +86,9 @@ func jsonErr(path string, data []byte, dec *json.Decoder, err error, what string
 // each with a "conversations" list of {"from", "value"} turns) and keeps the
 // entries with at least two turns, as vLLM's load_data does.
 func readShareGPT(path string) ([]shareGPTEntry, int, error) {
+	if path == BuiltinShareGPT {
+		return parseShareGPT(path, builtinShareGPTData)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sharegpt dataset: %w", err)

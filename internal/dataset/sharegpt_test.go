@@ -324,3 +324,26 @@ func FuzzShareGPTScan(f *testing.F) {
 		}
 	})
 }
+
+func TestBuiltinShareGPTSample(t *testing.T) {
+	t.Parallel()
+	file, err := os.ReadFile(sampleShareGPTPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(file) != string(builtinShareGPTData) {
+		t.Fatal("internal/dataset/sample/sharegpt_sample.json differs from testdata/dataset/sharegpt_sample.json; copy it over")
+	}
+	tok := realTokenizer(t, "gpt2")
+	a, _, err := Load(t.Context(), Config{Name: ShareGPT, Path: BuiltinShareGPT, NumPrompts: 20}, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, err := Load(t.Context(), Config{Name: ShareGPT, Path: sampleShareGPTPath, NumPrompts: 20}, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Equal(a, b) {
+		t.Error("the built-in sample loads differently from the file")
+	}
+}
