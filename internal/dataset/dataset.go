@@ -305,6 +305,9 @@ func (c Config) Validate() error {
 			return configErrorf("%s must not be negative, got %d", v.name, v.val)
 		}
 	}
+	if c.RandomInputLen+c.RandomPrefixLen > maxLength || c.PrefixRepetitionPrefixLen+c.PrefixRepetitionSuffixLen > maxLength {
+		return configErrorf("prompt length above %d tokens requested; that is surely a typo", maxLength)
+	}
 	if c.CustomOutputLen < -1 {
 		return configErrorf("--custom-output-len must be -1 (from the file) or positive, got %d", c.CustomOutputLen)
 	}

@@ -60,6 +60,10 @@ func ParseRangeRatio(s string) (RangeRatio, error) {
 	return rr, nil
 }
 
+// maxLength bounds every token length llmbench will generate (1Mi tokens),
+// so a typo cannot ask for a multi-gigabyte prompt.
+const maxLength = 1 << 20
+
 // LengthDist is a distribution of token lengths (ours, beyond vLLM):
 //
 //	fixed:N                 every length is N (also fixed:value=N)
@@ -68,7 +72,7 @@ func ParseRangeRatio(s string) (RangeRatio, error) {
 //	lognormal:mean=M,std=S  log-normal with that mean and standard deviation
 //	                        of the length itself (or mu=,sigma= of its log)
 //
-// normal and lognormal accept min= and max= (default 1 and unbounded);
+// normal and lognormal accept min= and max= (default 1 and maxLength);
 // draws are rounded to the nearest integer and clamped to [min, max].
 type LengthDist struct {
 	// Kind is fixed, uniform, normal or lognormal.
@@ -83,7 +87,7 @@ type LengthDist struct {
 
 // ParseLengthDist parses and validates a distribution spec.
 func ParseLengthDist(spec string) (LengthDist, error) {
-	d := LengthDist{Min: 1, Max: math.MaxInt32}
+	d := LengthDist{Min: 1, Max: maxLength}
 	kind, params, _ := strings.Cut(strings.TrimSpace(spec), ":")
 	d.Kind = strings.ToLower(strings.TrimSpace(kind))
 	vals := map[string]float64{}
@@ -125,8 +129,8 @@ func ParseLengthDist(spec string) (LengthDist, error) {
 	}
 	intVal := func(k string) (int, error) {
 		f := vals[k]
-		if f != math.Trunc(f) || f < 1 || f > math.MaxInt32 {
-			return 0, configErrorf("length distribution %q: %s must be a positive integer, got %g", spec, k, f)
+		if f != math.Trunc(f) || f < 1 || f > maxLength {
+			return 0, configErrorf("length distribution %q: %s must be an integer in [1, %d], got %g", spec, k, maxLength, f)
 		}
 		return int(f), nil
 	}

@@ -53,12 +53,13 @@ func TestParseLengthDist(t *testing.T) {
 		{"normal:mean=512", "needs std"},
 		{"normal:mean=512,std=-1", "std must be >= 0"},
 		{"uniform:min=20,max=10", "min 20 > max 10"},
-		{"uniform:min=1.5,max=10", "positive integer"},
+		{"uniform:min=1.5,max=10", "integer in"},
 		{"normal:mean=1,std=1,p=3", "does not take \"p\""},
 		{"normal:mean=x,std=1", "not a number"},
 		{"lognormal:mean=10,sigma=1", "lognormal takes"},
 		{"fixed", "needs value"},
-		{"fixed:0", "positive integer"},
+		{"fixed:0", "integer in [1, 1048576]"},
+		{"uniform:min=1,max=9999999", "integer in [1, 1048576]"},
 		{"normal:mean=1,mean=2,std=1", "given twice"},
 	} {
 		_, err := ParseLengthDist(tc.spec)
@@ -84,7 +85,7 @@ func TestLengthDistSample(t *testing.T) {
 		{"fixed:77", 77, 0, 0, 77, 77},
 		{"uniform:min=10,max=30", 20, math.Sqrt((21*21 - 1) / 12.0), 0.03, 10, 30},
 		{"normal:mean=512,std=128,min=16,max=2048", 512, 128, 0.03, 16, 2048},
-		{"lognormal:mean=300,std=150", 300, 150, 0.04, 1, math.MaxInt32},
+		{"lognormal:mean=300,std=150", 300, 150, 0.04, 1, maxLength},
 	} {
 		d, err := ParseLengthDist(tc.spec)
 		if err != nil {

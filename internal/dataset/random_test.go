@@ -259,6 +259,7 @@ func TestRandomErrors(t *testing.T) {
 		{"range ratio dict without output", Config{RandomRangeRatio: `{"input": 0.1}`}, "'input' and 'output'"},
 		{"range ratio garbage", Config{RandomRangeRatio: "wide"}, "neither a number"},
 		{"negative seed", Config{Seed: -1}, "non-negative"},
+		{"absurd input length", Config{RandomInputLen: 5_000_000}, "typo"},
 		{"unknown dataset", Config{Name: "sonnet"}, "unknown --dataset-name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
