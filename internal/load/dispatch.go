@@ -65,7 +65,16 @@ type Result struct {
 // When ctx is done, dispatch stops: the remaining indices are reported in
 // Result.NotSent, queued requests in Result.Abandoned, and calls in
 // progress get the canceled ctx. Run returns when every fn call has
-// returned. offsets must be non-decreasing (a Plan's are).
+// returned. offsets must be non-decreasing (a Plan's are); a request whose
+// time has already passed is fired at once.
+//
+// Precision: on Linux a Go timer in an otherwise idle process fires up to
+// about 1 ms late, because the runtime waits in epoll with a millisecond
+// timeout (vLLM's asyncio loop rounds its waits to milliseconds too). With
+// streams in flight the scheduler checks timers more often and the lateness
+// shrinks. It is never hidden: Item.Arrived - Item.Intended is each
+// request's lag, and later requests do not inherit it (deadlines are
+// absolute).
 func Run(ctx context.Context, offsets []time.Duration, opts Options, fn func(ctx context.Context, it Item)) Result {
 	res := Result{Start: opts.Start}
 	if res.Start.IsZero() {
