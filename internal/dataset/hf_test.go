@@ -2,9 +2,12 @@ package dataset
 
 import (
 	"bytes"
+	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -364,5 +367,56 @@ func TestHFShareGPTFile(t *testing.T) {
 	_, _, err = Load(t.Context(), Config{Name: HF, Path: sampleShareGPTPath, NumPrompts: 2, HFPromptColumn: "id"}, tok)
 	if err == nil || !strings.Contains(err.Error(), "conversations") {
 		t.Errorf("column on a ShareGPT file: %v", err)
+	}
+}
+
+// TestHFCacheLayoutOffline reads a hand-made huggingface_hub cache: refs,
+// a subset folder, gzipped JSON lines, and a revision given as a commit.
+func TestHFCacheLayoutOffline(t *testing.T) {
+	t.Parallel()
+	tok := realTokenizer(t, "gpt2")
+	cache := t.TempDir()
+	sha := strings.Repeat("0f", 20)
+	root := filepath.Join(cache, "datasets--acme--math")
+	writeFile(t, root, "refs/main", sha)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	for i := range 6 {
+		fmt.Fprintf(zw, "{\"question\": \"How many apples are left if you eat %d of ten?\", \"answer\": \"There are %d apples left over.\"}\n", i, 10-i)
+	}
+	zw.Close()
+	writeFile(t, root, "snapshots/"+sha+"/socratic/test-00000-of-00001.jsonl.gz", gz.String())
+	writeFile(t, root, "snapshots/"+sha+"/main/test-00000-of-00001.jsonl", `{"question": "What is seven times six, exactly?", "answer": "Seven times six is forty-two."}`+"\n")
+	hub := &hfhub.Client{CacheDir: cache, Offline: true}
+	for _, tc := range []struct {
+		subset, rev string
+		want        int
+	}{{"socratic", "", 6}, {"main", "", 1}, {"socratic", sha, 6}} {
+		cfg := Config{Name: HF, Path: "acme/math", HFSubset: tc.subset, HFSplit: "test", HFRevision: tc.rev, NumPrompts: tc.want, NoOversample: true, Hub: hub}
+		reqs, _, err := Load(t.Context(), cfg, tok)
+		if err != nil {
+			t.Fatalf("subset %s rev %q: %v", tc.subset, tc.rev, err)
+		}
+		if len(reqs) != tc.want || !strings.Contains(reqs[0].Prompt, "?") {
+			t.Errorf("subset %s: %d requests, first %q", tc.subset, len(reqs), reqs[0].Prompt)
+		}
+	}
+	_, _, err := Load(t.Context(), Config{Name: HF, Path: "acme/math", HFSubset: "nope", HFSplit: "test", NumPrompts: 1, Hub: hub}, tok)
+	if err == nil || !strings.Contains(err.Error(), "subset \"nope\"") {
+		t.Errorf("unknown subset: %v", err)
+	}
+}
+
+func TestLoadHonoursCancellation(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	_, _, err := Load(ctx, Config{NumPrompts: 10, RandomInputLen: 64}, realTokenizer(t, "gpt2"))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("random: %v, want context.Canceled", err)
+	}
+	_, _, err = Load(ctx, Config{Name: ShareGPT, Path: sampleShareGPTPath, NumPrompts: 10}, realTokenizer(t, "gpt2"))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("sharegpt: %v, want context.Canceled", err)
 	}
 }
