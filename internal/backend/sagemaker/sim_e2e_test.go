@@ -63,7 +63,7 @@ func simRequests() []*backend.Request {
 		out = append(out, &backend.Request{
 			Index: i, ID: fmt.Sprintf("req-%d", i), Model: "llmbench-sim",
 			Prompt:    fmt.Sprintf("prompt number %d: describe the weather on a planet with %d moons", i, i+1),
-			PromptLen: 14, MaxTokens: 5 + 7*i, IgnoreEOS: i%3 == 0,
+			PromptLen: 14, MaxTokens: 3 + 4*i, IgnoreEOS: i%3 == 0,
 		})
 	}
 	return out
@@ -96,7 +96,11 @@ func TestSimSameAsOpenAIBackend(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer direct.Close()
-				for _, req := range simRequests() {
+				reqs := simRequests()
+				if part == "1" {
+					reqs = reqs[:4] // 1-byte parts are slow to decode under -race
+				}
+				for _, req := range reqs {
 					var a, b backend.Response
 					direct.Send(context.Background(), req, &a)
 					sm.Send(context.Background(), req, &b)
