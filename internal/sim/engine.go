@@ -71,51 +71,67 @@ type engine interface {
 	close()
 }
 
-// sleeper waits for absolute deadlines on one reused timer, optionally
-// busy-waiting (yielding) for the last spin of each wait: Go's runtime
-// sleeps in whole milliseconds when idle, so a plain timer can fire up to
-// ~1 ms late.
+// sleeper waits for absolute deadlines with one reused timer. Go's
+// runtime sleeps in whole milliseconds when the process is idle (epoll
+// timeouts are in ms), so a plain timer can fire up to ~1 ms late. The
+// sleeper therefore uses the timer only up to fineWindow before the
+// deadline and sleeps the rest in the kernel (nanosleep, precise to the
+// kernel's timer slack, ~50 µs), or busy-waits the last spin of it when
+// SpinWait is set. Arrivals during the short final sleep wait for it to end
+// (at most fineWindow), which only delays work that is not yet due.
 type sleeper struct {
-	t    *time.Timer
-	spin time.Duration
+	t       *time.Timer
+	spin    time.Duration
+	precise bool // use preciseSleep (off under testing/synctest's fake clock)
 }
 
-func newSleeper(spin time.Duration) *sleeper {
+// fineWindow is how close to a deadline the sleeper stops trusting the
+// runtime's timer.
+const fineWindow = 1500 * time.Microsecond
+
+func newSleeper(spin time.Duration, precise bool) *sleeper {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &sleeper{t: t, spin: spin}
+	return &sleeper{t: t, spin: spin, precise: precise}
 }
 
-// until waits for deadline, or returns early (false) when wake or quit
-// fires. A zero deadline waits only for wake/quit.
+// until waits for deadline (true), or returns early (false) after handing
+// an arrival to onWake or when quit fires. A zero deadline waits only for
+// wake/quit.
 func (sl *sleeper) until(deadline time.Time, wake <-chan *seq, onWake func(*seq), quit <-chan struct{}) bool {
 	for {
-		var tc <-chan time.Time
-		if !deadline.IsZero() {
-			d := time.Until(deadline)
-			if d <= sl.spin {
-				// spin phase: keep accepting arrivals without blocking
-				for time.Now().Before(deadline) {
-					select {
-					case s := <-wake:
-						onWake(s)
-						return false
-					case <-quit:
-						return false
-					default:
-						runtime.Gosched()
-					}
-				}
-				return true
+		if deadline.IsZero() {
+			select {
+			case s := <-wake:
+				onWake(s)
+			case <-quit:
 			}
-			sl.t.Reset(d - sl.spin)
-			tc = sl.t.C
+			return false
 		}
-		select {
-		case <-tc:
-			if sl.spin == 0 {
-				return true
+		d := time.Until(deadline)
+		switch {
+		case d <= 0:
+			return true
+		case d <= sl.spin:
+			for time.Now().Before(deadline) {
+				select {
+				case <-quit:
+					return false
+				default:
+					runtime.Gosched()
+				}
 			}
+			return true
+		case sl.precise && d <= fineWindow && preciseSleep(d-sl.spin):
+			continue
+		}
+		coarse := d - fineWindow
+		if !sl.precise || coarse <= 0 {
+			coarse = d - sl.spin // no precise sleep
+		}
+		sl.t.Reset(coarse)
+		select {
+		case <-sl.t.C:
 		case s := <-wake:
 			sl.t.Stop()
 			onWake(s)
@@ -139,9 +155,9 @@ type fixedEngine struct {
 	sl        *sleeper
 }
 
-func newFixedEngine(ttft, itl, spin time.Duration) *fixedEngine {
+func newFixedEngine(ttft, itl time.Duration, sl *sleeper) *fixedEngine {
 	e := &fixedEngine{ttft: ttft, itl: itl, in: make(chan *seq, 4096),
-		quit: make(chan struct{}), done: make(chan struct{}), sl: newSleeper(spin)}
+		quit: make(chan struct{}), done: make(chan struct{}), sl: sl}
 	go e.loop()
 	return e
 }
@@ -249,9 +265,9 @@ type batchEngine struct {
 	steps atomic.Int64
 }
 
-func newBatchEngine(m Batching, spin time.Duration) *batchEngine {
+func newBatchEngine(m Batching, sl *sleeper) *batchEngine {
 	e := &batchEngine{m: m, in: make(chan *seq, 4096), quit: make(chan struct{}),
-		done: make(chan struct{}), sl: newSleeper(spin)}
+		done: make(chan struct{}), sl: sl}
 	go e.loop()
 	return e
 }

@@ -56,10 +56,11 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.Faults.ModelStreamErrorCode == "" {
 		s.cfg.Faults.ModelStreamErrorCode = "StreamBroken"
 	}
+	sl := newSleeper(cfg.SpinWait, true)
 	if cfg.Mode == ModeFixed {
-		s.eng = newFixedEngine(cfg.TTFT, cfg.ITL, cfg.SpinWait)
+		s.eng = newFixedEngine(cfg.TTFT, cfg.ITL, sl)
 	} else {
-		s.eng = newBatchEngine(cfg.Batching, cfg.SpinWait)
+		s.eng = newBatchEngine(cfg.Batching, sl)
 	}
 	if cfg.TruthLog != nil {
 		s.log = startTruthLog(cfg.TruthLog)

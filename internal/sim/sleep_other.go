@@ -1,0 +1,8 @@
+//go:build !unix
+
+package sim
+
+import "time"
+
+// preciseSleep is unavailable here: the caller falls back to timers.
+func preciseSleep(time.Duration) bool { return false }
