@@ -53,15 +53,15 @@ type LineSplitter struct {
 // valid during the call. If fn returns an error, Feed stops and returns it;
 // the rest of p is dropped (the stream is unusable after an error).
 func (s *LineSplitter) Feed(p []byte, fn func(line []byte) error) error {
-	max := s.MaxLineBytes
-	if max <= 0 {
-		max = DefaultMaxLineBytes
+	limit := s.MaxLineBytes
+	if limit <= 0 {
+		limit = DefaultMaxLineBytes
 	}
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
-			if len(s.buf)+len(p) > max {
-				return fmt.Errorf("%w: more than %d bytes without a newline", ErrLineTooLong, max)
+			if len(s.buf)+len(p) > limit {
+				return fmt.Errorf("%w: more than %d bytes without a newline", ErrLineTooLong, limit)
 			}
 			s.buf = append(s.buf, p...)
 			return nil
@@ -71,8 +71,8 @@ func (s *LineSplitter) Feed(p []byte, fn func(line []byte) error) error {
 			// Fast path: the whole line is inside p, no copy.
 			line = p[:i]
 		} else {
-			if len(s.buf)+i > max {
-				return fmt.Errorf("%w: more than %d bytes without a newline", ErrLineTooLong, max)
+			if len(s.buf)+i > limit {
+				return fmt.Errorf("%w: more than %d bytes without a newline", ErrLineTooLong, limit)
 			}
 			s.buf = append(s.buf, p[:i]...)
 			line = s.buf

@@ -203,9 +203,9 @@ func (p *Parser) message(payload []byte) error {
 
 // quote shows at most 120 bytes of b for an error message.
 func quote(b []byte) string {
-	const max = 120
-	if len(b) > max {
-		return fmt.Sprintf("%q...", b[:max])
+	const maxShown = 120
+	if len(b) > maxShown {
+		return fmt.Sprintf("%q...", b[:maxShown])
 	}
 	return fmt.Sprintf("%q", b)
 }
