@@ -421,6 +421,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		Schedule:       sched,
 		MaxConcurrency: o.maxConcurrencyOrZero(),
 		NumWarmups:     f.numWarmups,
+		RequestTimeout: f.requestTimeout,
 		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
 		OnEvent:        func(msg string) { fmt.Fprintln(out, msg) },
 	}
@@ -453,6 +454,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 			r := &res.Records[i]
 			if r.Success && (r.OutputTokens == nil || *r.OutputTokens == 0) {
 				r.TokenizerCount = tok.CountTokens(r.GeneratedText)
+				r.OutputTokensSource = record.SourceTokenizer
 			}
 		}
 	}

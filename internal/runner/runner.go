@@ -41,6 +41,9 @@ type Config struct {
 	// succeeds or ReadyCheck elapses; a final failure aborts the run.
 	ReadyCheck    time.Duration
 	ReadyInterval time.Duration
+	// RequestTimeout bounds each request, stream included, whatever the
+	// backend; 0 = no bound beyond the backend's own.
+	RequestTimeout time.Duration
 	// Grace bounds how long an interrupted run waits for requests in
 	// flight; 0 = DefaultGrace.
 	Grace time.Duration
@@ -229,7 +232,12 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		func(_ context.Context, it load.Item) {
 			req := &cfg.Requests[it.Index]
 			var resp backend.Response
-			cfg.Backend.Send(reqCtx, req, &resp)
+			rctx, cancel := reqCtx, context.CancelFunc(func() {})
+			if cfg.RequestTimeout > 0 {
+				rctx, cancel = context.WithTimeout(reqCtx, cfg.RequestTimeout)
+			}
+			cfg.Backend.Send(rctx, req, &resp)
+			cancel()
 			if resp.Start.IsZero() {
 				// The backend failed before sending (e.g. body build); the
 				// request still started here as far as the run is concerned.

@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"math"
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/eventstream"
+	"github.com/llmbench/llmbench/internal/proxy"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/tokenizer"
+)
+
+// fakeAWSEnv gives the SDK static credentials and nothing else from this
+// machine (no shared config, no instance metadata).
+func fakeAWSEnv(t *testing.T) {
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDLLMBENCHTEST")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "llmbench-test-secret")
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(t.TempDir(), "none"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_MAX_ATTEMPTS", "5") // must be ignored: retries stay off
+}
+
+// runRecords runs llmbench run with args plus --save-records and returns
+// the records and stdout.
+func runRecords(t *testing.T, args ...string) ([]record.Record, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "recs.jsonl")
+	code, out, errs := runCLI(t, append(append([]string{"run"}, args...), "--disable-tqdm", "--save-records", path)...)
+	if code != 0 {
+		t.Fatalf("run %q: exit %d\n%s\n%s", args, code, out, errs)
+	}
+	_, recs, _, err := record.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, out
+}
+
+// meanGaps returns the mean ITL and mean TPOT (seconds) of successful records.
+func meanGaps(recs []record.Record) (itl, tpot float64) {
+	var sumITL, sumTPOT float64
+	var nITL, nTPOT int
+	for _, r := range recs {
+		if !r.Success {
+			continue
+		}
+		for _, g := range r.ITL {
+			sumITL += g
+			nITL++
+		}
+		if r.OutputTokens != nil && *r.OutputTokens > 1 {
+			sumTPOT += (r.Latency - r.TTFT) / float64(*r.OutputTokens-1)
+			nTPOT++
+		}
+	}
+	return sumITL / float64(nITL), sumTPOT / float64(nTPOT)
+}
+
+// compareRuns checks that a SageMaker run saw exactly what the direct run
+// saw: every request succeeded, the same texts and token counts, and mean
+// ITL/TPOT within 2 %.
+func compareRuns(t *testing.T, direct, sm []record.Record) {
+	t.Helper()
+	if len(sm) != len(direct) {
+		t.Fatalf("%d SageMaker records, %d direct", len(sm), len(direct))
+	}
+	for i := range direct {
+		d, s := direct[i], sm[i]
+		if !s.Success {
+			t.Fatalf("SageMaker request %d failed: %s (%s)", i, s.Error, s.ErrorClass)
+		}
+		if s.GeneratedText != d.GeneratedText {
+			t.Errorf("request %d text differs:\nsagemaker %q\ndirect    %q", i, s.GeneratedText, d.GeneratedText)
+		}
+		if s.PromptLen != d.PromptLen || *s.OutputTokens != *d.OutputTokens {
+			t.Errorf("request %d tokens: sagemaker %d in/%d out, direct %d in/%d out", i, s.PromptLen, *s.OutputTokens, d.PromptLen, *d.OutputTokens)
+		}
+		if len(s.ITL) != len(d.ITL) {
+			t.Errorf("request %d: %d token chunks via SageMaker, %d direct", i, len(s.ITL)+1, len(d.ITL)+1)
+		}
+	}
+	di, dt := meanGaps(direct)
+	si, st := meanGaps(sm)
+	if math.Abs(si-di)/di > 0.02 || math.Abs(st-dt)/dt > 0.02 {
+		t.Errorf("mean ITL %.3f ms vs %.3f ms direct, mean TPOT %.3f ms vs %.3f ms direct: want within 2%%",
+			1e3*si, 1e3*di, 1e3*st, 1e3*dt)
+	}
+}
+
+func timedSim(t *testing.T, mod func(*sim.Config)) *sim.Running {
+	return startSim(t, func(c *sim.Config) {
+		// Gaps long enough that scheduling noise on a busy 2-core machine
+		// stays well inside the 2 % the comparison allows.
+		c.TTFT = 20 * time.Millisecond
+		c.ITL = 40 * time.Millisecond
+		if mod != nil {
+			mod(c)
+		}
+	})
+}
+
+var smCommon = []string{"--num-prompts", "8", "--max-concurrency", "4", "--random-input-len", "24",
+	"--random-output-len", "16", "--seed", "3"}
+
+// TestRunSageMakerThroughProxyMatchesDirect: through llmbench proxy at
+// part sizes 1, 7, 4096 and random, --backend sagemaker measures what the
+// OpenAI backend measures against the same simulator.
+func TestRunSageMakerThroughProxyMatchesDirect(t *testing.T) {
+	fakeAWSEnv(t)
+	srv := timedSim(t, nil)
+	for _, size := range []string{"1", "7", "4096", "random"} {
+		t.Run("part-size-"+size, func(t *testing.T) {
+			// The direct run goes right before, so both see the same load.
+			direct, _ := runRecords(t, append([]string{"--backend", "openai-chat", "--base-url", srv.URL,
+				"--model", "llmbench-sim"}, smCommon...)...)
+			ps, err := eventstream.ParsePartSize(size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			px, err := proxy.Start(proxy.Config{Upstream: srv.URL, PartSize: ps, Seed: 11}, ln)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = px.Stop(context.Background()) })
+			sm, out := runRecords(t, append([]string{"--backend", "sagemaker", "--endpoint-name", "bench-ep",
+				"--endpoint-url", px.URL, "--region", "us-east-1", "--model", "llmbench-sim"}, smCommon...)...)
+			compareRuns(t, direct, sm)
+			if !strings.Contains(out, "SageMaker Specifics") {
+				t.Errorf("a SageMaker run prints the SageMaker Specifics section:\n%s", out)
+			}
+			if strings.Contains(out, "llmbench-test-secret") || strings.Contains(out, "AKIDLLMBENCHTEST") {
+				t.Error("credentials leaked into the output")
+			}
+		})
+	}
+}
+
+// TestRunSageMakerSimFormats: the simulator's own SageMaker API, in each
+// container payload format, gives the direct run's texts and counts.
+//
+// TGI and LMI streams carry no prompt count, so prompt_len is the client's
+// own count there: with the same tokenizer file on both sides (GPT-2, which
+// adds no BOS) it must equal what the direct run's usage frames say.
+func TestRunSageMakerSimFormats(t *testing.T) {
+	fakeAWSEnv(t)
+	tokDir := gpt2Path(t)
+	tok, err := tokenizer.Load(t.Context(), tokDir, tokenizer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ simFormat, payload, backend string }{
+		{sim.FormatOpenAI, "openai-chat", "openai-chat"},
+		{sim.FormatOpenAI, "openai", "openai"},
+		{sim.FormatTGI, "tgi", "openai"},
+		{sim.FormatLMI, "lmi", "openai"},
+	} {
+		t.Run(tc.payload, func(t *testing.T) {
+			srv := timedSim(t, func(c *sim.Config) {
+				c.PayloadFormat = tc.simFormat
+				c.PartSize, _ = eventstream.ParsePartSize("7")
+				c.Tokenizer = tok
+			})
+			direct, _ := runRecords(t, append([]string{"--backend", tc.backend, "--base-url", srv.URL,
+				"--model", "llmbench-sim", "--tokenizer", tokDir}, smCommon...)...)
+			sm, _ := runRecords(t, append([]string{"--backend", "sagemaker", "--endpoint-name", "bench-ep",
+				"--endpoint-url", srv.URL, "--region", "us-east-1", "--payload-format", tc.payload,
+				"--model", "llmbench-sim", "--tokenizer", tokDir}, smCommon...)...)
+			compareRuns(t, direct, sm)
+		})
+	}
+}
+
+// TestRunSageMakerFaults: each SageMaker failure kind gets its own line in
+// the error breakdown and no request is lost.
+func TestRunSageMakerFaults(t *testing.T) {
+	fakeAWSEnv(t)
+	tests := []struct {
+		name  string
+		fault func(*sim.Faults)
+		class string
+		extra []string
+	}{
+		{"throttling", func(f *sim.Faults) { f.ThrottleRate = 1 }, "ThrottlingException", nil},
+		{"model stream error", func(f *sim.Faults) { f.ModelStreamErrorRate = 1 }, "ModelStreamError:StreamBroken", nil},
+		{"internal stream failure", func(f *sim.Faults) { f.InternalStreamFailureRate = 1 }, "InternalStreamFailure", nil},
+		{"disconnect", func(f *sim.Faults) { f.DropRate = 1 }, record.ErrStreamTruncated, nil},
+		{"stall", func(f *sim.Faults) { f.StallRate = 1; f.StallFor = 3 * time.Second }, record.ErrTimeout,
+			[]string{"--request-timeout", "400ms"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startSim(t, func(c *sim.Config) { tt.fault(&c.Faults) })
+			args := append([]string{"--backend", "sagemaker", "--endpoint-name", "bench-ep", "--endpoint-url", srv.URL,
+				"--region", "us-east-1", "--model", "llmbench-sim", "--num-prompts", "6", "--max-concurrency", "3",
+				"--random-input-len", "10", "--random-output-len", "8"}, tt.extra...)
+			recs, out := runRecords(t, args...)
+			if len(recs) != 6 {
+				t.Fatalf("%d records, want 6", len(recs))
+			}
+			for _, r := range recs {
+				if r.Success || r.ErrorClass != tt.class {
+					t.Errorf("request %d: success=%v class %q (%s), want %q", r.Index, r.Success, r.ErrorClass, r.Error, tt.class)
+				}
+			}
+			if !strings.Contains(out, tt.class) {
+				t.Errorf("error breakdown lacks %s:\n%s", tt.class, out)
+			}
+		})
+	}
+}
