@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -489,5 +490,31 @@ func TestReadyCheck(t *testing.T) {
 	_, err := ReadyCheck(t.Context(), c, req, 800*time.Millisecond, 20*time.Millisecond)
 	if err == nil || !strings.Contains(err.Error(), "not ready after 800ms") || !strings.Contains(err.Error(), "HTTP 503") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestTLS: a self-signed server fails verification unless Insecure is set,
+// and HTTPS stays on HTTP/1.1.
+func TestTLS(t *testing.T) {
+	t.Parallel()
+	protos := make(chan string, 1)
+	srv := httptest.NewUnstartedServer(drained(func(w http.ResponseWriter, r *http.Request) {
+		protos <- r.Proto
+		writeSplit(w, completionsSSE([]string{"a"}, 1, true), 100)
+	}))
+	srv.EnableHTTP2 = true
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the expected handshake failure
+	srv.StartTLS()
+	defer srv.Close()
+	strict := newClient(t, srv, Config{})
+	if r := send(t, strict, backend.Request{Model: "m"}); r.ErrClass != record.ErrConnection || !strings.Contains(r.Err.Error(), "certificate") {
+		t.Fatalf("self-signed certificate accepted: %q %v", r.ErrClass, r.Err)
+	}
+	insecure := newClient(t, srv, Config{Insecure: true})
+	if r := send(t, insecure, backend.Request{Model: "m"}); r.Err != nil {
+		t.Fatalf("--insecure: %v", r.Err)
+	}
+	if p := <-protos; p != "HTTP/1.1" {
+		t.Fatalf("protocol %s, want HTTP/1.1", p)
 	}
 }
