@@ -20,6 +20,7 @@ import (
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/dataset"
+	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
@@ -353,7 +354,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	}
 
 	// Dataset.
-	dcfg, err := o.datasetConfig()
+	dcfg, err := o.datasetConfig(env)
 	if err != nil {
 		return err
 	}
@@ -576,7 +577,7 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 	}
 	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	tok, err := tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev})
+	tok, err := tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev, Hub: hfhub.FromEnv(env.Getenv)})
 	if err != nil {
 		if explicit {
 			return nil, "", fmt.Sprintf("--tokenizer %s: %v", name, err)
@@ -587,9 +588,11 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 }
 
 // datasetConfig maps the flags onto the dataset package's config.
-func (o *runOptions) datasetConfig() (dataset.Config, error) {
+func (o *runOptions) datasetConfig(env *Env) (dataset.Config, error) {
 	f := &o.f
 	c := dataset.DefaultConfig()
+	c.Hub = hfhub.FromEnv(env.Getenv)
+	c.HFRevision = f.hfRevision
 	c.Name = f.datasetName
 	c.Path = f.datasetPath
 	c.NumPrompts = f.numPrompts

@@ -11,31 +11,29 @@ import (
 // vllm bench serve's (spec §2) unless marked as ours.
 type runFlags struct {
 	// Endpoint / backend.
-	backend          string
-	baseURL          string
-	host             string
-	port             int
-	endpoint         string
-	model            string
-	servedModelName  string
-	headers          []string
-	insecure         bool
-	tokenizer        string
-	tokenizerMode    string
-	tokenizerRev     string
-	trustRemoteCode  bool
-	skipTokenizer    bool
-	logprobs         optInt
-	requestIDPrefix  string
-	extraBody        string
-	useBeamSearch    bool
-	loraModules      []string
-	requestTimeout   time.Duration
-	readyCheckSec    float64
-	numWarmups       int
-	strictTokens     bool
-	chatTemplateKw   string
-	endpointTypeNote string
+	backend         string
+	baseURL         string
+	host            string
+	port            int
+	endpoint        string
+	model           string
+	servedModelName string
+	headers         []string
+	insecure        bool
+	tokenizer       string
+	tokenizerMode   string
+	tokenizerRev    string
+	trustRemoteCode bool
+	skipTokenizer   bool
+	logprobs        optInt
+	requestIDPrefix string
+	extraBody       string
+	useBeamSearch   bool
+	loraModules     []string
+	requestTimeout  time.Duration
+	readyCheckSec   float64
+	numWarmups      int
+	strictTokens    bool
 
 	// Dataset.
 	datasetName       string
@@ -57,6 +55,7 @@ type runFlags struct {
 	hfSubset          string
 	hfOutputLen       optInt
 	hfPromptColumn    string
+	hfRevision        string
 	inputLenDist      string
 	outputLenDist     string
 	prefixNum         int
@@ -148,6 +147,7 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.hfSubset, "hf-subset", "", "hf dataset subset (config)")
 	fs.Var(&f.hfOutputLen, "hf-output-len", "hf dataset output length")
 	fs.StringVar(&f.hfPromptColumn, "hf-prompt-column", "", "hf dataset prompt column (default: detected)")
+	fs.StringVar(&f.hfRevision, "hf-revision", "", "hf dataset revision: branch, tag or commit (default main)")
 	fs.StringVar(&f.inputLenDist, "input-len-dist", "", "draw prompt lengths from a distribution, e.g. normal:mean=512,std=128,min=16,max=2048 (ours)")
 	fs.StringVar(&f.outputLenDist, "output-len-dist", "", "draw output lengths from a distribution (ours)")
 	fs.IntVar(&f.prefixNum, "prefix-repetition-num-prefixes", 10, "prefix_repetition: distinct prefixes")

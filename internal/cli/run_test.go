@@ -405,3 +405,50 @@ func TestRunBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunHFDatasetFromCache: --dataset-name hf reads a dataset from the
+// Hugging Face cache named by the environment, offline.
+func TestRunHFDatasetFromCache(t *testing.T) {
+	cache := t.TempDir()
+	sha := strings.Repeat("1f", 20)
+	root := filepath.Join(cache, "datasets--acme--questions")
+	snap := filepath.Join(root, "snapshots", sha, "data")
+	if err := os.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "refs", "main"), []byte(sha), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var rows strings.Builder
+	for i := range 7 {
+		fmt.Fprintf(&rows, "{\"prompt\": \"Question number %d: why is the sky blue at noon?\"}\n", i)
+	}
+	if err := os.WriteFile(filepath.Join(snap, "train-00000-of-00001.jsonl"), []byte(rows.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HF_HUB_CACHE", cache)
+	t.Setenv("HF_HUB_OFFLINE", "1")
+	srv := startSim(t, nil)
+	recs, out := runRecords(t, "--base-url", srv.URL, "--model", "llmbench-sim", "--dataset-name", "hf",
+		"--dataset-path", "acme/questions", "--num-prompts", "7", "--hf-output-len", "5", "--no-oversample")
+	if len(recs) != 7 {
+		t.Fatalf("%d records, want 7\n%s", len(recs), out)
+	}
+	seen := map[string]bool{}
+	for _, tr := range srv.Server.Truth() {
+		if tr.Endpoint == "completions" {
+			seen[tr.RequestID] = true
+		}
+	}
+	for _, r := range recs {
+		if !r.Success || r.ExpectedOutputLen != 5 {
+			t.Errorf("request %d: success %v, max_tokens %d (want 5): %s", r.Index, r.Success, r.ExpectedOutputLen, r.Error)
+		}
+	}
+	if len(seen) != 7 {
+		t.Errorf("server saw %d distinct requests, want 7", len(seen))
+	}
+}
