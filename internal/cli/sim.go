@@ -10,12 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/eventstream"
+	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
 // simFlags holds `llmbench sim`'s flag values.
 type simFlags struct {
-	listen, preset, partSize, truthLog string
+	listen, preset, partSize, truthLog, tokenizer string
 	allowRemote, listPresets           bool
 	exitAfter                          time.Duration
 
@@ -44,8 +46,10 @@ throughput flattens and TTFT/ITL tails climb as concurrency rises. Presets
 --mode fixed gives every request --ttft and --itl whatever the load, for
 measuring a client's own overhead.
 
-Prompt tokens are counted one per whitespace-separated word (plus one BOS);
-generated text is deterministic words, one token each.
+Prompt tokens are counted one per whitespace-separated word (plus one BOS),
+or with --tokenizer (a tokenizer.json or Hugging Face id; chat prompts use a
+plain "role\ncontent\n" template, not the model's); generated text is
+deterministic words, one token each.
 
 --truth-log FILE writes one JSON line per request: arrival, and for every
 chunk the write start/end (Unix ns from the monotonic clock) and its token
@@ -88,6 +92,7 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	fs.StringVar(&cfg.PayloadFormat, "payload-format", cfg.PayloadFormat, "SageMaker container format: openai, tgi or lmi")
 	fs.StringVar(&f.partSize, "part-size", "4096", "SageMaker PayloadPart size in bytes, or random")
 	fs.StringVar(&f.truthLog, "truth-log", "", "write per-request ground truth as JSON lines to this file")
+	fs.StringVar(&f.tokenizer, "tokenizer", "", "count prompt tokens with this tokenizer (tokenizer.json path or Hugging Face id) instead of one per word")
 	ft := &cfg.Faults
 	fs.Float64Var(&ft.HTTP500Rate, "fault-500", 0, "rate of HTTP 500 answers")
 	fs.Float64Var(&ft.HTTP429Rate, "fault-429", 0, "rate of HTTP 429 answers (with Retry-After)")
@@ -160,6 +165,13 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 	cfg, err := simConfig(cmd, cfg, f)
 	if err != nil {
 		return err
+	}
+	if f.tokenizer != "" {
+		tok, err := tokenizer.Load(cmd.Context(), f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		cfg.Tokenizer = tok
 	}
 	var logFile *os.File
 	if f.truthLog != "" {

@@ -29,6 +29,7 @@ func TestSimProxyUsageErrors(t *testing.T) {
 		{[]string{"sim", "--part-size", "0"}, "part size"},
 		{[]string{"sim", "--payload-format", "xml"}, "payload format"},
 		{[]string{"sim", "--max-num-seqs", "0"}, "must be positive"},
+		{[]string{"sim", "--tokenizer", "/nonexistent/tokenizer.json"}, "tokenizer"},
 		{[]string{"proxy"}, "--upstream is required"},
 		{[]string{"proxy", "--upstream", "localhost:8000"}, "want an http:// or https://"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "10.0.0.1:80"}, "not loopback"},
