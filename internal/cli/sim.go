@@ -18,8 +18,8 @@ import (
 // simFlags holds `llmbench sim`'s flag values.
 type simFlags struct {
 	listen, preset, partSize, truthLog, tokenizer string
-	allowRemote, listPresets           bool
-	exitAfter                          time.Duration
+	allowRemote, listPresets                      bool
+	exitAfter                                     time.Duration
 
 	// Batching overrides (applied only when Changed).
 	maxNumSeqs, maxBatched, kvTokens, maxModelLen int
