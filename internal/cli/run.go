@@ -223,9 +223,16 @@ func (o *runOptions) extraBody() (map[string]any, error) {
 	put("presence_penalty", f.presencePen)
 	put("repetition_penalty", f.repetitionPen)
 	if f.extraBody != "" {
+		// UseNumber keeps numbers as typed ({"seed": 42} stays 42, not 42.0),
+		// as Python's json round trip does in vLLM.
 		var extra map[string]any
-		if err := json.Unmarshal([]byte(f.extraBody), &extra); err != nil || extra == nil {
+		dec := json.NewDecoder(strings.NewReader(f.extraBody))
+		dec.UseNumber()
+		if err := dec.Decode(&extra); err != nil || extra == nil {
 			return nil, usageErrorf("--extra-body: want a JSON object (%v)", errOr(err, "got null"))
+		}
+		if dec.More() {
+			return nil, usageErrorf("--extra-body: want one JSON object, found more after it")
 		}
 		for k, v := range extra {
 			m[k] = v

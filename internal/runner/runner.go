@@ -145,7 +145,10 @@ func Prepare(ctx context.Context, cfg *Config) error {
 	return nil
 }
 
-// readyCheck sends req until one succeeds (vLLM's endpoint ready check).
+// readyCheck implements vLLM's endpoint ready check (spec §5.6): send req
+// until one succeeds, waiting interval (0: 5 s, vLLM's value) between the
+// starts of attempts, for at most timeout. The error carries the last
+// failure.
 func readyCheck(ctx context.Context, b backend.Backend, req *backend.Request, timeout, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 5 * time.Second
@@ -154,6 +157,7 @@ func readyCheck(ctx context.Context, b backend.Backend, req *backend.Request, ti
 	defer cancel()
 	t := time.NewTimer(time.Hour)
 	defer t.Stop()
+	var last error
 	for {
 		var resp backend.Response
 		began := time.Now()
@@ -161,10 +165,18 @@ func readyCheck(ctx context.Context, b backend.Backend, req *backend.Request, ti
 		if resp.Err == nil {
 			return nil
 		}
+		// An attempt cut short by the check's own deadline says less than
+		// the failure before it.
+		if last == nil || ctx.Err() == nil {
+			last = resp.Err
+		}
 		t.Reset(time.Until(began.Add(interval)))
 		select {
 		case <-ctx.Done():
-			return resp.Err
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return fmt.Errorf("endpoint not ready after %v: %w", timeout, last)
+			}
+			return ctx.Err()
 		case <-t.C:
 		}
 	}

@@ -3,14 +3,10 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
-	"time"
-
-	"github.com/llmbench/llmbench/internal/backend"
 )
 
 // Model is one entry of GET /v1/models.
@@ -58,43 +54,4 @@ func ListModels(ctx context.Context, client *http.Client, baseURL string, apiKey
 		return nil, fmt.Errorf("listing models at %s: the server lists no models", u)
 	}
 	return body.Data, nil
-}
-
-// ReadyCheck implements vLLM's endpoint ready check (spec §5.6): send req
-// (the test request: the first sampled request, without a request id)
-// until one succeeds, waiting interval (0: 5 s, vLLM's value) between
-// attempts, for at most timeout. It returns the last response and nil on
-// success, or an error carrying the last failure. Works with any backend.
-func ReadyCheck(ctx context.Context, b backend.Backend, req *backend.Request, timeout, interval time.Duration) (*backend.Response, error) {
-	if interval <= 0 {
-		interval = 5 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	t := time.NewTimer(time.Hour)
-	defer t.Stop()
-	var last *backend.Response
-	for {
-		resp := &backend.Response{}
-		began := time.Now()
-		b.Send(ctx, req, resp)
-		if resp.Err == nil {
-			return resp, nil
-		}
-		// An attempt cut short by the check's own deadline says less than
-		// the failure before it.
-		if last == nil || ctx.Err() == nil {
-			last = resp
-		}
-		// Wait for the next attempt, measured from the start of this one.
-		t.Reset(time.Until(began.Add(interval)))
-		select {
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return last, fmt.Errorf("endpoint not ready after %v: %w", timeout, last.Err)
-			}
-			return last, ctx.Err()
-		case <-t.C:
-		}
-	}
 }

@@ -470,29 +470,6 @@ func TestListModels(t *testing.T) {
 	}
 }
 
-func TestReadyCheck(t *testing.T) {
-	t.Parallel()
-	var calls atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) < 3 {
-			w.WriteHeader(503)
-			return
-		}
-		writeSplit(w, completionsSSE([]string{"a"}, 1, true), 100)
-	}))
-	defer srv.Close()
-	c := newClient(t, srv, Config{})
-	req := &backend.Request{Model: "m", MaxTokens: 1}
-	if _, err := ReadyCheck(t.Context(), c, req, 5*time.Second, 10*time.Millisecond); err != nil || calls.Load() != 3 {
-		t.Fatalf("err %v after %d calls", err, calls.Load())
-	}
-	calls.Store(-1000)
-	_, err := ReadyCheck(t.Context(), c, req, 800*time.Millisecond, 20*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "not ready after 800ms") || !strings.Contains(err.Error(), "HTTP 503") {
-		t.Fatalf("got %v", err)
-	}
-}
-
 // TestTLS: a self-signed server fails verification unless Insecure is set,
 // and HTTPS stays on HTTP/1.1.
 func TestTLS(t *testing.T) {

@@ -1,0 +1,184 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// fakeBackend streams n chunks gap apart, failing the first failFirst
+// calls, and honours ctx like a real transport.
+type fakeBackend struct {
+	chunks    int
+	gap       time.Duration
+	failFirst int64
+	calls     atomic.Int64
+	inFlight  atomic.Int64
+	maxFlight atomic.Int64
+}
+
+func (f *fakeBackend) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
+	n := f.calls.Add(1)
+	cur := f.inFlight.Add(1)
+	defer f.inFlight.Add(-1)
+	for {
+		m := f.maxFlight.Load()
+		if cur <= m || f.maxFlight.CompareAndSwap(m, cur) {
+			break
+		}
+	}
+	resp.Start = time.Now()
+	if n <= f.failFirst {
+		resp.Err, resp.ErrClass, resp.HTTPStatus = errors.New("HTTP 503 Service Unavailable"), record.ErrHTTP5xx, 503
+		return
+	}
+	for range f.chunks {
+		select {
+		case <-ctx.Done():
+			resp.Err, resp.ErrClass = ctx.Err(), record.ErrCanceled
+			return
+		case <-time.After(f.gap):
+		}
+		resp.ChunkTimes = append(resp.ChunkTimes, time.Now())
+		resp.Text += "x "
+	}
+	c := f.chunks
+	resp.CompletionTokens, resp.FinishReason = &c, "length"
+}
+
+func requests(n int) []backend.Request {
+	r := make([]backend.Request, n)
+	for i := range r {
+		r[i] = backend.Request{Index: i, ID: "r-" + string(rune('a'+i%26)), PromptLen: 10, MaxTokens: 3}
+	}
+	return r
+}
+
+func TestPrepareReadyCheckRetriesThenRuns(t *testing.T) {
+	be := &fakeBackend{chunks: 1, failFirst: 2}
+	var events []string
+	cfg := &Config{Backend: be, Requests: requests(2), ReadyCheck: 5 * time.Second, ReadyInterval: 10 * time.Millisecond,
+		NumWarmups: 3, OnEvent: func(m string) { events = append(events, m) }}
+	if err := Prepare(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := be.calls.Load(); got != 3+3 {
+		t.Errorf("%d calls, want 3 ready-check attempts + 3 warm-ups", got)
+	}
+	if !strings.Contains(strings.Join(events, "|"), "Warmup run completed.") {
+		t.Errorf("events %q", events)
+	}
+}
+
+func TestPrepareReadyCheckGivesUp(t *testing.T) {
+	be := &fakeBackend{chunks: 1, failFirst: 1 << 40}
+	cfg := &Config{Backend: be, Requests: requests(1), ReadyCheck: 300 * time.Millisecond, ReadyInterval: 20 * time.Millisecond}
+	err := Prepare(t.Context(), cfg)
+	if !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "HTTP 503") || !strings.Contains(err.Error(), "not ready after 300ms") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestRunRecordsEveryRequestInOrder(t *testing.T) {
+	be := &fakeBackend{chunks: 4, gap: 2 * time.Millisecond}
+	var mu sync.Mutex
+	seen := 0
+	cfg := &Config{Backend: be, Requests: requests(20), MaxConcurrency: 3,
+		OnDone: func(*record.Record) { mu.Lock(); seen++; mu.Unlock() }}
+	res, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != 20 || seen != 20 || res.Interrupted || res.NotSent != 0 {
+		t.Fatalf("%d records, %d callbacks, interrupted %v, not sent %d", len(res.Records), seen, res.Interrupted, res.NotSent)
+	}
+	if m := be.maxFlight.Load(); m > 3 {
+		t.Errorf("%d requests in flight, cap 3", m)
+	}
+	queued := 0
+	for i, r := range res.Records {
+		if r.Index != i || !r.Success || len(r.ITL) != 3 || r.TTFT <= 0 || r.Latency < r.TTFT {
+			t.Errorf("record %d: %+v", i, r)
+		}
+		if r.QueueTime > 0 {
+			queued++
+		}
+		if sum := r.TTFT + r.ITL[0] + r.ITL[1] + r.ITL[2]; abs(sum-r.Latency) > 1e-6 {
+			t.Errorf("record %d: ttft+sum(itl) = %v, latency %v", i, sum, r.Latency)
+		}
+		if r.IntendedTime == nil || r.StartTime < *r.IntendedTime {
+			t.Errorf("record %d starts before its intended time", i)
+		}
+	}
+	if queued == 0 {
+		t.Error("with 20 requests at once and a cap of 3, some must have queued")
+	}
+	if res.Duration <= 0 {
+		t.Error("duration not positive")
+	}
+}
+
+func TestRunRequestTimeout(t *testing.T) {
+	be := &fakeBackend{chunks: 50, gap: 20 * time.Millisecond}
+	cfg := &Config{Backend: be, Requests: requests(2), RequestTimeout: 100 * time.Millisecond}
+	res, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Records {
+		if r.Success || r.Latency != 0 || r.TTFT == 0 {
+			t.Errorf("a request cut by its deadline fails, keeps its partial ttft and has latency 0: %+v", r)
+		}
+	}
+}
+
+// TestRunInterruptGrace: after cancellation nothing more is sent, and
+// requests in flight get the grace period to finish.
+func TestRunInterruptGrace(t *testing.T) {
+	be := &fakeBackend{chunks: 5, gap: 20 * time.Millisecond} // 100 ms per request
+	sched := make([]time.Duration, 10)
+	for i := range sched {
+		sched[i] = time.Duration(i) * 200 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(250*time.Millisecond, cancel) // during request 1
+	cfg := &Config{Backend: be, Requests: requests(10), Schedule: sched, Grace: 2 * time.Second}
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || len(res.Records) != 2 || res.NotSent != 8 {
+		t.Fatalf("interrupted %v, %d records, %d not sent; want true, 2, 8", res.Interrupted, len(res.Records), res.NotSent)
+	}
+	for _, r := range res.Records {
+		if !r.Success {
+			t.Errorf("request %d in flight at the interrupt should finish within the grace period: %s", r.Index, r.Error)
+		}
+	}
+
+	// With no grace left, the request in flight is cancelled but recorded.
+	ctx, cancel = context.WithCancel(t.Context())
+	time.AfterFunc(250*time.Millisecond, cancel)
+	cfg.Grace = time.Millisecond
+	res, err = Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Records) != 2 || res.Records[1].Success || res.Records[1].ErrorClass != record.ErrCanceled {
+		t.Fatalf("records %+v", res.Records)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
