@@ -125,6 +125,10 @@ type Summary struct {
 	Invocations         *float64 `json:"invocations"`
 	Invocation4XXErrors *float64 `json:"invocation_4xx_errors"`
 	Invocation5XXErrors *float64 `json:"invocation_5xx_errors"`
+	// FirstChunkLatency and MidStreamErrors are read too but may not be
+	// published for this API; nil when no datapoint arrived.
+	FirstChunkLatency *Latency `json:"first_chunk_latency,omitempty"`
+	MidStreamErrors   *float64 `json:"mid_stream_errors,omitempty"`
 
 	// RequestsSent is Query.Requests.
 	RequestsSent int `json:"requests_sent"`
@@ -157,6 +161,14 @@ var allSeries = []series{
 	{"olP50", "OverheadLatency", "p50"},
 	{"olP90", "OverheadLatency", "p90"},
 	{"olP99", "OverheadLatency", "p99"},
+	// Published for the HTTP/2 bidirectional streaming API; whether they
+	// exist for InvokeEndpointWithResponseStream is not established (§9.3),
+	// so "no datapoints" is normal.
+	{"fcAvg", "FirstChunkLatency", "Average"},
+	{"fcN", "FirstChunkLatency", "SampleCount"},
+	{"fcMin", "FirstChunkLatency", "Minimum"},
+	{"fcMax", "FirstChunkLatency", "Maximum"},
+	{"mse", "MidStreamErrors", "Sum"},
 	{"inv", "Invocations", "Sum"},
 	{"e4xx", "Invocation4XXErrors", "Sum"},
 	{"e5xx", "Invocation5XXErrors", "Sum"},
@@ -309,6 +321,11 @@ func (s *Summary) fill(res map[string][]point) {
 	s.Invocations = sum(res["inv"])
 	s.Invocation4XXErrors = sum(res["e4xx"])
 	s.Invocation5XXErrors = sum(res["e5xx"])
+	s.FirstChunkLatency = nil
+	if fc := latency(res, "fc"); fc.SampleCount > 0 || fc.MeanMs != nil {
+		s.FirstChunkLatency = &fc
+	}
+	s.MidStreamErrors = sum(res["mse"])
 	if s.RequestsSent > 0 {
 		s.Complete = s.ModelLatency.SampleCount >= float64(s.RequestsSent)
 	} else {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -426,5 +427,41 @@ func TestClientRetries(t *testing.T) {
 	}
 	if !s.Complete || f.calls != 2 {
 		t.Errorf("complete %v after %d calls", s.Complete, f.calls)
+	}
+}
+
+// TestFetchFirstChunk: the streaming metrics, when CloudWatch has them, are
+// reported (in ms) and printed beside the client's TTFT.
+func TestFetchFirstChunk(t *testing.T) {
+	f := newFakeCW(t, func(call int, req request) (int, []result, string, string) {
+		status, rs, next, typ := standard(10)(call, req)
+		for i := range rs {
+			switch rs[i].ID {
+			case "fcAvg":
+				rs[i] = result{ID: "fcAvg", Times: []time.Time{req.Start}, Values: []float64{250_000}}
+			case "fcN":
+				rs[i] = result{ID: "fcN", Times: []time.Time{req.Start}, Values: []float64{10}}
+			case "mse":
+				rs[i] = result{ID: "mse", Times: []time.Time{req.Start}, Values: []float64{1}}
+			}
+		}
+		return status, rs, next, typ
+	})
+	s, err := Fetch(context.Background(), f.client(), Query{EndpointName: "ep", Start: runStart, End: runEnd, Requests: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.FirstChunkLatency == nil || s.FirstChunkLatency.MeanMs == nil || *s.FirstChunkLatency.MeanMs != 250 ||
+		s.MidStreamErrors == nil || *s.MidStreamErrors != 1 {
+		t.Fatalf("first chunk %+v mid-stream errors %v", s.FirstChunkLatency, s.MidStreamErrors)
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, s, 900, 240); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{fmt.Sprintf("%-40s 1", "Mid-stream errors:"), fmt.Sprintf("%-40s 250.00", "FirstChunkLatency mean (ms):"), "--FirstChunkLatency--"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, buf.String())
+		}
 	}
 }

@@ -24,10 +24,20 @@ func WriteTable(w io.Writer, s *Summary, clientE2ELms, clientTTFTms float64) err
 	line("Requests sent by the client:", strconv.Itoa(s.RequestsSent))
 	line("Invocation 4XX errors:", optCount(s.Invocation4XXErrors))
 	line("Invocation 5XX errors:", optCount(s.Invocation5XXErrors))
-	for _, m := range []struct {
+	if s.MidStreamErrors != nil {
+		line("Mid-stream errors:", optCount(s.MidStreamErrors))
+	}
+	sections := []struct {
 		name string
 		l    Latency
-	}{{"ModelLatency", s.ModelLatency}, {"OverheadLatency", s.OverheadLatency}} {
+	}{{"ModelLatency", s.ModelLatency}, {"OverheadLatency", s.OverheadLatency}}
+	if s.FirstChunkLatency != nil {
+		sections = append(sections, struct {
+			name string
+			l    Latency
+		}{"FirstChunkLatency", *s.FirstChunkLatency})
+	}
+	for _, m := range sections {
 		fmt.Fprintln(bw, center(m.name, '-'))
 		line("Samples:", strconv.FormatFloat(m.l.SampleCount, 'f', 0, 64))
 		line("Mean (ms):", opt2(m.l.MeanMs))
@@ -47,6 +57,9 @@ func WriteTable(w io.Writer, s *Summary, clientE2ELms, clientTTFTms float64) err
 	}
 	line("Model + Overhead Latency (ms):", opt2(both))
 	line("Client Mean E2EL (ms):", client(clientE2ELms))
+	if s.FirstChunkLatency != nil {
+		line("FirstChunkLatency mean (ms):", opt2(s.FirstChunkLatency.MeanMs))
+	}
 	line("Client Mean TTFT (ms):", client(clientTTFTms))
 	fmt.Fprintln(bw, "Note: whether ModelLatency ends at a streamed response's first or")
 	fmt.Fprintln(bw, "last byte is not documented; compare the figures, do not equate them.")
