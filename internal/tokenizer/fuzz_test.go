@@ -104,3 +104,25 @@ func FuzzParse(f *testing.F) {
 		_ = tok.VocabSize() + tok.NumSpecialTokensToAdd() + len(tok.SpecialIDs())
 	})
 }
+
+func TestScannerLimits(t *testing.T) {
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	if _, err := Parse("x", []byte(`{"model": `+deep+`}`), nil); err == nil || !strings.Contains(err.Error(), "nested too deeply") {
+		t.Errorf("deep nesting: err = %v", err)
+	}
+	for _, doc := range []string{`{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []}} x`, `{"model": "\u00"}`, `{"model": {"vocab": {"a": "0"}}}`, `[]`, ``} {
+		if _, err := Parse("x", []byte(doc), nil); err == nil {
+			t.Errorf("Parse(%q) succeeded", doc)
+		}
+	}
+	// Escapes decode as encoding/json does, surrogate pairs included.
+	tok, err := Parse("x", []byte(`{"model": {"type": "BPE", "vocab": {"\ud83d\ude00": 0, "\u00e9\n\"": 1, "\ud800": 2}, "merges": []}}`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, id := range map[string]int{"😀": 0, "é\n\"": 1, "\ufffd": 2} {
+		if got := tok.model.vocab[s]; got != id {
+			t.Errorf("vocab[%q] = %d, want %d", s, got, id)
+		}
+	}
+}

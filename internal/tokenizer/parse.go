@@ -23,6 +23,27 @@ type fileJSON struct {
 	Decoder       json.RawMessage `json:"decoder"`
 }
 
+// splitFile cuts tokenizer.json into its sections without decoding the
+// big model section.
+func splitFile(b []byte) (fileJSON, error) {
+	var f fileJSON
+	top, err := topLevel(b)
+	if err != nil {
+		return f, err
+	}
+	if raw := top["added_tokens"]; !isNull(raw) {
+		if err := json.Unmarshal(raw, &f.AddedTokens); err != nil {
+			return f, fmt.Errorf("added_tokens: %w", err)
+		}
+	}
+	f.Normalizer = top["normalizer"]
+	f.PreTokenizer = top["pre_tokenizer"]
+	f.Model = top["model"]
+	f.PostProcessor = top["post_processor"]
+	f.Decoder = top["decoder"]
+	return f, nil
+}
+
 // component is the common head of every pipeline component.
 type component struct {
 	Type string `json:"type"`
@@ -297,8 +318,7 @@ func metaspaceParams(replacement string, scheme *string, addPrefix *bool, where 
 // modelJSON is the BPE model section.
 type modelJSON struct {
 	Type                    string          `json:"type"`
-	Vocab                   map[string]int  `json:"vocab"`
-	Merges                  json.RawMessage `json:"merges"`
+	Vocab                   map[string]int  `json:"-"` // read by scanVocab
 	UnkToken                *string         `json:"unk_token"`
 	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
 	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
@@ -312,34 +332,43 @@ func parseModel(raw json.RawMessage) (*bpe, error) {
 	if isNull(raw) {
 		return nil, errors.New("tokenizer.json has no model")
 	}
-	// One pass for the common case; the "type" is checked after, so a
-	// WordPiece or Unigram file still gets a message naming its model.
+	fields, err := topLevel(raw)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
 	var m modelJSON
-	err := json.Unmarshal(raw, &m)
-	if err != nil || m.Type != "BPE" {
-		var head struct {
-			Type   string          `json:"type"`
-			Merges json.RawMessage `json:"merges"`
+	// Decode the small fields with encoding/json, the vocab and merges
+	// with the scanner (jsonscan.go).
+	small := map[string]json.RawMessage{}
+	for k, v := range fields {
+		if k != "vocab" && k != "merges" {
+			small[k] = v
 		}
-		if herr := json.Unmarshal(raw, &head); herr != nil {
-			return nil, fmt.Errorf("model: %w", herr)
-		}
-		if head.Type == "" && !isNull(head.Merges) {
-			head.Type = "BPE" // files from before the "type" tag
-		}
-		if head.Type != "BPE" {
-			return nil, unsupported("model", head.Type)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("model BPE: %w", err)
+	}
+	smallJSON, err := json.Marshal(small)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if err := json.Unmarshal(smallJSON, &m); err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	if m.Type == "" && !isNull(fields["merges"]) {
+		m.Type = "BPE" // files from before the "type" tag
+	}
+	if m.Type != "BPE" {
+		return nil, unsupported("model", m.Type)
+	}
+	if raw := fields["vocab"]; raw != nil {
+		if m.Vocab, err = scanVocab(raw); err != nil {
+			return nil, fmt.Errorf("model BPE vocab: %w", err)
 		}
 	}
 	if m.Dropout != nil && *m.Dropout > 0 && *m.Dropout < 1 {
 		return nil, errors.New("model BPE with dropout is not supported: it makes encodings random")
 	}
-	merges, err := parseMerges(m.Merges)
+	merges, err := scanMerges(fields["merges"])
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("model merges: %w", err)
 	}
 	str := func(p *string) string {
 		if p == nil {
@@ -351,43 +380,7 @@ func parseModel(raw json.RawMessage) (*bpe, error) {
 		str(m.ContinuingSubwordPrefix), str(m.EndOfWordSuffix), m.IgnoreMerges)
 }
 
-// parseMerges accepts both shapes tokenizers writes: ["a b", ...] (before
-// 0.20) and [["a", "b"], ...].
-func parseMerges(raw json.RawMessage) ([][2]string, error) {
-	raw = bytes.TrimSpace(raw)
-	if isNull(raw) {
-		return nil, nil
-	}
-	inner := bytes.TrimSpace(bytes.TrimPrefix(raw, []byte("[")))
-	if len(inner) > 0 && inner[0] == '[' {
-		var pairs [][]string
-		if err := json.Unmarshal(raw, &pairs); err != nil {
-			return nil, fmt.Errorf("model merges: %w", err)
-		}
-		out := make([][2]string, len(pairs))
-		for i, p := range pairs {
-			if len(p) != 2 {
-				return nil, fmt.Errorf("model merges: entry %d has %d parts, want 2", i, len(p))
-			}
-			out[i] = [2]string{p[0], p[1]}
-		}
-		return out, nil
-	}
-	var lines []string
-	if err := json.Unmarshal(raw, &lines); err != nil {
-		return nil, fmt.Errorf("model merges: %w", err)
-	}
-	out := make([][2]string, len(lines))
-	for i, l := range lines {
-		a, b, ok := cutSpace(l)
-		if !ok {
-			return nil, fmt.Errorf("model merges: entry %d %q is not \"left right\"", i, l)
-		}
-		out[i] = [2]string{a, b}
-	}
-	return out, nil
-}
-
+// cutSpace splits a legacy "left right" merge at its first space.
 func cutSpace(s string) (string, string, bool) {
 	i := bytes.IndexByte([]byte(s), ' ')
 	if i < 0 {

@@ -28,7 +28,6 @@
 package tokenizer
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -50,12 +49,11 @@ type Tokenizer struct {
 // Parse builds a Tokenizer from the bytes of tokenizer.json and, optionally
 // (nil), of tokenizer_config.json. id is what ID reports.
 func Parse(id string, tokenizerJSON, configJSON []byte) (*Tokenizer, error) {
-	var f fileJSON
-	if err := json.Unmarshal(tokenizerJSON, &f); err != nil {
+	f, err := splitFile(tokenizerJSON)
+	if err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
 	t := &Tokenizer{id: id}
-	var err error
 	if t.model, err = parseModel(f.Model); err != nil {
 		return nil, fmt.Errorf("tokenizer.json: %w", err)
 	}
