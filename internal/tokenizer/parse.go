@@ -317,15 +317,15 @@ func metaspaceParams(replacement string, scheme *string, addPrefix *bool, where 
 
 // modelJSON is the BPE model section.
 type modelJSON struct {
-	Type                    string          `json:"type"`
-	Vocab                   map[string]int  `json:"-"` // read by scanVocab
-	UnkToken                *string         `json:"unk_token"`
-	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
-	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
-	FuseUnk                 bool            `json:"fuse_unk"`
-	ByteFallback            bool            `json:"byte_fallback"`
-	IgnoreMerges            bool            `json:"ignore_merges"`
-	Dropout                 *float64        `json:"dropout"`
+	Type                    string         `json:"type"`
+	Vocab                   map[string]int `json:"-"` // read by scanVocab
+	UnkToken                *string        `json:"unk_token"`
+	ContinuingSubwordPrefix *string        `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string        `json:"end_of_word_suffix"`
+	FuseUnk                 bool           `json:"fuse_unk"`
+	ByteFallback            bool           `json:"byte_fallback"`
+	IgnoreMerges            bool           `json:"ignore_merges"`
+	Dropout                 *float64       `json:"dropout"`
 }
 
 func parseModel(raw json.RawMessage) (*bpe, error) {
