@@ -41,6 +41,9 @@ var refTokenizers = []refTokenizer{
 		roundTrip: norm.NFC.String},
 	{name: "gemma3", vocabSize: 262144, special: []int{0, 2, 3, 106, 255999, 256000, 262144}, addsBOS: 1},
 	{name: "gpt4o", vocabSize: 200000, special: []int{199999}, roundTrip: identity},
+	// cl100k_base, as GPT-3.5-turbo's tokenizer.json (the o200k_base alias
+	// target is gpt4o above).
+	{name: "cl100k", vocabSize: 100261, special: []int{100257}, roundTrip: identity},
 }
 
 func identity(s string) string { return s }
