@@ -1,11 +1,13 @@
 package sagemaker
 
 import (
+	"bytes"
 	"context"
 	"encoding/pem"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/llmbench/llmbench/internal/backend"
 )
@@ -383,5 +386,41 @@ func TestProfile(t *testing.T) {
 	r, _ := f.request("prof")
 	if auth := r.Header.Get("Authorization"); !strings.Contains(auth, "/ap-south-1/sagemaker/aws4_request") {
 		t.Errorf("profile region not used: %q", auth)
+	}
+}
+
+// TestSmithyBodyAfterClose shows the mechanism of A.4 #1 on smithy-go's own
+// request body: once the SDK has closed it (at the response headers),
+// net/http's final "extra bytes" copy (io.Copy to io.Discard) gets io.EOF
+// as an error through WriteTo, which makes the transport close the
+// connection under the live stream. Through readOnlyBodyClient the same
+// copy goes through Read and ends cleanly.
+func TestSmithyBodyAfterClose(t *testing.T) {
+	build := func() *http.Request {
+		sr := smithyhttp.NewStackRequest().(*smithyhttp.Request)
+		sr.URL, _ = url.Parse("http://127.0.0.1/")
+		sr.Method = http.MethodPost
+		sr.ContentLength = 7
+		sr, err := sr.SetStream(bytes.NewReader([]byte("payload")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sr.Build(context.Background())
+	}
+
+	raw := build()
+	if _, ok := raw.Body.(io.WriterTo); !ok {
+		t.Fatalf("smithy-go's body (%T) no longer offers WriteTo; revisit A.4 #1", raw.Body)
+	}
+	raw.Body.Close()
+	if _, err := io.Copy(io.Discard, raw.Body); err != io.EOF {
+		t.Fatalf("unwrapped: extra-bytes copy after close gave %v, want the io.EOF error that breaks the connection", err)
+	}
+
+	rec := &recordingClient{}
+	(&readOnlyBodyClient{inner: rec}).Do(build())
+	rec.body.Close()
+	if _, err := io.Copy(io.Discard, rec.body); err != nil {
+		t.Fatalf("wrapped: extra-bytes copy after close gave %v, want a clean end", err)
 	}
 }
