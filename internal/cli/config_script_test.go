@@ -153,11 +153,10 @@ func TestConfigSchemaCoversRunFlags(t *testing.T) {
 	schema := configSchema(fs)
 	for key := range schema.Keys {
 		name := flagOfKey(key)
-		if key == saveResultsKey {
-			name = "save-result"
-		}
 		if fs.Lookup(name) == nil {
 			t.Errorf("key %s maps to no flag --%s", key, name)
+		} else if back := keyOfFlag(name); back != key {
+			t.Errorf("key %s -> --%s -> key %s", key, name, back)
 		}
 	}
 	runFlags := 0

@@ -79,9 +79,11 @@ var configOnlyFlags = map[string]bool{
 // when true, --save-detailed and the project's result folder.
 const saveResultsKey = "save_results"
 
-// keyFlags are the config keys whose names differ from their flag's.
+// keyFlags are the config keys whose names differ from their flag's: the
+// names the SageMaker project's config.yaml used.
 var keyFlags = map[string]string{
-	"percentiles": "metric-percentiles",
+	"percentiles":  "metric-percentiles",
+	saveResultsKey: "save-result",
 }
 
 // overriddenBy lists, for a generic length flag, the dataset-specific
@@ -116,9 +118,6 @@ func keyOfFlag(name string) string {
 		if f == name {
 			return k
 		}
-	}
-	if name == "save-result" {
-		return saveResultsKey
 	}
 	return strings.ReplaceAll(name, "-", "_")
 }
@@ -215,9 +214,9 @@ func parseAfterDash(fs *pflag.FlagSet, args []string) ([]dashOp, error) {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil, usageErrorf("after --: only run's benchmark flags; put --help before --")
 		}
-		for name := range configOnlyFlags {
-			if strings.Contains(err.Error(), "--"+name) {
-				return nil, usageErrorf("after --: --%s is not a benchmark flag; put it before --", name)
+		if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+			if n := string(fs.GetNormalizeFunc()(fs, name)); configOnlyFlags[n] {
+				return nil, usageErrorf("after --: --%s is not a benchmark flag; put it before --", n)
 			}
 		}
 		return nil, usageErrorf("after --: %v", err)
@@ -391,9 +390,6 @@ func (c *configFlags) apply(fs *pflag.FlagSet, s config.Setting, src string, abo
 	}
 	name := flagOfKey(s.Key)
 	higher := func(flag string) bool { return c.sources[flag] != "" || above[flag] }
-	if s.Key == saveResultsKey {
-		name = "save-result"
-	}
 	if higher(name) {
 		return nil
 	}
