@@ -86,6 +86,14 @@ func TestVariantsMatchReference(t *testing.T) {
 			if !ok || len(e.IDs) != len(texts) {
 				t.Fatalf("reference for %s has %d entries, want %d", v.Name, len(e.IDs), len(texts))
 			}
+			// texts[0] is "": what encoding it with special tokens adds is
+			// what the post-processor adds to any sequence.
+			if texts[0] != "" {
+				t.Fatal("corpus no longer starts with the empty string")
+			}
+			if got, want := tok.NumSpecialTokensToAdd(), len(e.IDsSpecial[0]); got != want {
+				t.Errorf("NumSpecialTokensToAdd = %d, want %d", got, want)
+			}
 			mm := &mismatches{t: t, what: v.Name}
 			for i, s := range texts {
 				got := tok.Encode(s, false)

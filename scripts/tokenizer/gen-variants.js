@@ -69,6 +69,12 @@ const variants = [
     ],
   },
   { name: 'ignore-merges', base: 'gpt2', model: { ignore_merges: true } },
+  {
+    // Llama-3.1's shape: ByteLevel then a BOS template.
+    name: 'post-sequence', base: 'gpt2', set: { post_processor: { type: 'Sequence', processors: [
+      { type: 'ByteLevel', add_prefix_space: true, trim_offsets: false, use_regex: true },
+      { type: 'TemplateProcessing', single: [{ SpecialToken: { id: '<|endoftext|>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }], pair: [{ Sequence: { id: 'A', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }], special_tokens: { '<|endoftext|>': { id: '<|endoftext|>', ids: [50256], tokens: ['<|endoftext|>'] } } }] } },
+  },
 ];
 
 function apply(base, v) {
