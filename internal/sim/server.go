@@ -329,7 +329,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req *Request, t *
 	if req.Kind == KindChat {
 		idPrefix = "chatcmpl-"
 	}
-	base := r.Header.Get("X-Request-Id")
+	base := t.RequestID // x-request-id, or SageMaker's inference id
 	if base == "" {
 		base = fmt.Sprintf("%016x", rand.Uint64())
 	}
@@ -366,7 +366,8 @@ func (s *Server) openSink(w http.ResponseWriter, r *http.Request, t *Truth, d di
 	}
 	switch d {
 	case dialectSMStream:
-		return newEventStreamSink(w, ct, r.Header.Get("X-Amzn-SageMaker-Inference-Id"), s.cfg.PartSize, s.cfg.Seed^t.Seq)
+		return newEventStreamSink(w, ct, fmt.Sprintf("%08x-%04x-4%03x-8%03x-%012x", rand.Uint32(), rand.Uint32N(1<<16),
+			rand.Uint32N(1<<12), rand.Uint32N(1<<12), rand.Uint64N(1<<48)), s.cfg.PartSize, s.cfg.Seed^t.Seq)
 	case dialectSMInvoke:
 		w.Header().Set("Content-Type", ct)
 		w.Header().Set("X-Amzn-Invoked-Production-Variant", "AllTraffic")
