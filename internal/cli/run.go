@@ -283,6 +283,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.validate(cmd); err != nil {
 		return err
 	}
+	if err := o.sm.validate(); err != nil {
+		return err
+	}
 	f := &o.f
 	out, errw := env.Stdout, env.Stderr
 
@@ -292,6 +295,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		closeBE func()
 		modelID = f.model
 		httpCl  *openai.Client
+		// sageMakerModel is the body's model for SageMaker ("" = omit).
+		sageMakerModel string
 	)
 	switch f.backend {
 	case "sagemaker":
@@ -300,6 +305,13 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 			return err
 		}
 		be = b
+		// The container serves whatever model it loaded: the body names one
+		// only when the user did (a wrong name is a 404 from vLLM). The
+		// endpoint name stands in for the model in reports and file names.
+		sageMakerModel = f.servedModelName
+		if sageMakerModel == "" {
+			sageMakerModel = f.model
+		}
 		if modelID == "" {
 			modelID = o.sm.endpointName
 		}
@@ -349,6 +361,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	requestModel := f.servedModelName
 	if requestModel == "" {
 		requestModel = modelID
+	}
+	if f.backend == "sagemaker" {
+		requestModel = sageMakerModel
 	}
 
 	// Tokenizer.

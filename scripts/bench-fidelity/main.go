@@ -110,7 +110,7 @@ func run(n, tokens int, ttft, itl time.Duration, chat bool) error {
 		}
 		var writes []time.Time
 		for _, c := range tr.Chunks {
-			if c.Tokens > 0 {
+			if c.Kind == sim.ChunkToken || c.Kind == sim.ChunkRole { // what vLLM's client counts as token chunks
 				writes = append(writes, c.WriteStart)
 			}
 		}

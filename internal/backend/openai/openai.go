@@ -233,7 +233,11 @@ func (c *Client) Body(req *backend.Request) ([]byte, error) {
 // buildBody writes vLLM's request body (spec §3), key order included.
 func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
 	var o object
-	o.set("model", req.Model)
+	// vLLM's client always names the model; an empty name (SageMaker
+	// containers serve the one model they loaded) is left out.
+	if req.Model != "" {
+		o.set("model", req.Model)
+	}
 	if api == Chat {
 		if req.Messages != nil {
 			o.set("messages", req.Messages)
