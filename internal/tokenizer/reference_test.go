@@ -18,7 +18,15 @@ import (
 // The expected ids in testdata/tokenizer/expected come from Hugging Face's
 // Rust tokenizers 0.22.2 (scripts/tokenizer/gen-reference.js).
 
-const testdataDir = "../../testdata/tokenizer"
+// testdataDir holds the committed vectors. LLMBENCH_TOKENIZER_REFDIR points
+// TestMatchesReference at a larger set made ad hoc by gen-reference.js
+// (RANDOM_COUNT=20000 SEED=7 ...), for a developer's extra check.
+var testdataDir = func() string {
+	if d := os.Getenv("LLMBENCH_TOKENIZER_REFDIR"); d != "" {
+		return d
+	}
+	return "../../testdata/tokenizer"
+}()
 
 // refTokenizer is one tokenizer checked against the reference.
 type refTokenizer struct {

@@ -19,9 +19,11 @@ const path = require('path');
 const zlib = require('zlib');
 const { Tokenizer } = require('@anush008/tokenizers');
 
-const RANDOM_COUNT = 3000;
-const DECODE_COUNT = 300;
-const SEED = 20261129;
+// The committed vectors use the defaults; a developer can check more
+// strings ad hoc with RANDOM_COUNT=20000 SEED=7 and another OUT_DIR.
+const RANDOM_COUNT = Number(process.env.RANDOM_COUNT || 3000);
+const DECODE_COUNT = Number(process.env.DECODE_COUNT || 300);
+const SEED = Number(process.env.SEED || 20261129);
 
 // mulberry32: a tiny seeded PRNG so the strings are reproducible.
 function rng(seed) {
