@@ -89,6 +89,12 @@ type sleeper struct {
 // runtime's timer.
 const fineWindow = 1500 * time.Microsecond
 
+// minPreciseSleep is the shortest wait slept in the kernel. Shorter waits
+// happen when deadlines are dense, i.e. when the process is busy; then the
+// runtime checks timers at every goroutine switch and its timer is
+// precise, while a kernel sleep would hold a P in a syscall per event.
+const minPreciseSleep = 200 * time.Microsecond
+
 func newSleeper(spin time.Duration, precise bool) *sleeper {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
@@ -122,7 +128,7 @@ func (sl *sleeper) until(deadline time.Time, wake <-chan *seq, onWake func(*seq)
 				}
 			}
 			return true
-		case sl.precise && d <= fineWindow && preciseSleep(d-sl.spin):
+		case sl.precise && d >= minPreciseSleep && d <= fineWindow && preciseSleep(d-sl.spin):
 			continue
 		}
 		coarse := d - fineWindow
