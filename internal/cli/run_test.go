@@ -452,3 +452,24 @@ func TestRunHFDatasetFromCache(t *testing.T) {
 		t.Errorf("server saw %d distinct requests, want 7", len(seen))
 	}
 }
+
+// TestDemo: the first command a new user runs works with nothing else
+// installed, and prints vLLM's table plus the pointer to a real server.
+func TestDemo(t *testing.T) {
+	code, out, errs := runCLI(t, "demo", "--sim-preset", "fast", "--num-prompts", "6", "--random-output-len", "16", "--disable-tqdm")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, want := range []string{
+		"============ Serving Benchmark Result ============",
+		"Successful requests:                     6         ",
+		"Maximum request concurrency:             4         ",
+		"P95 TTFT (ms):",
+		"Warmup run completed.",
+		"llmbench run --base-url",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, out)
+		}
+	}
+}
