@@ -103,6 +103,7 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	fs.Float64Var(&ft.StallRate, "fault-stall", 0, "rate of mid-stream stalls")
 	fs.DurationVar(&ft.StallFor, "stall-for", 5*time.Second, "length of a mid-stream stall")
 	fs.Float64Var(&ft.MalformedRate, "fault-malformed", 0, "rate of streams with one malformed JSON chunk")
+	fs.Float64Var(&ft.ErrorEventRate, "fault-error-event", 0, "rate of streams ended by an in-stream error object (HTTP 200, then [DONE])")
 	fs.Float64Var(&ft.SlowFirstByteRate, "fault-slow-first-byte", 0, "rate of responses whose headers are delayed")
 	fs.DurationVar(&ft.SlowFirstByteFor, "slow-first-byte", 2*time.Second, "delay of a slow first byte")
 	fs.Float64Var(&ft.ModelStreamErrorRate, "fault-model-stream-error", 0, "SageMaker: rate of ModelStreamError frames mid-stream")

@@ -160,6 +160,10 @@ type Faults struct {
 	StallFor  time.Duration
 	// MalformedRate writes one chunk whose JSON is cut short, then goes on.
 	MalformedRate float64
+	// ErrorEventRate ends the stream mid-way the way vLLM reports an
+	// engine error after the headers: an SSE event whose JSON is
+	// {"error": {...}}, then [DONE], with HTTP status still 200.
+	ErrorEventRate float64
 	// SlowFirstByteRate delays the response headers by SlowFirstByteFor
 	// (default 2 s) on top of the model's own time.
 	SlowFirstByteRate float64
@@ -339,7 +343,7 @@ func (f *Faults) validate() error {
 	}{
 		{"500", f.HTTP500Rate}, {"429", f.HTTP429Rate}, {"503", f.Loading503Rate},
 		{"drop", f.DropRate}, {"stall", f.StallRate}, {"malformed", f.MalformedRate},
-		{"slow-first-byte", f.SlowFirstByteRate}, {"model-stream-error", f.ModelStreamErrorRate},
+		{"slow-first-byte", f.SlowFirstByteRate}, {"error-event", f.ErrorEventRate}, {"model-stream-error", f.ModelStreamErrorRate},
 		{"internal-stream-failure", f.InternalStreamFailureRate}, {"throttle", f.ThrottleRate},
 		{"model-error", f.ModelErrorRate}, {"model-not-ready", f.ModelNotReadyRate},
 	}

@@ -19,7 +19,8 @@
 // Config.OnTruth) and as JSON lines (Config.TruthLog).
 //
 // Faults (Faults) are injected at seeded rates: HTTP 500/429/503, dropped
-// connections, stalls, malformed chunks, slow first bytes, and SageMaker's
+// connections, stalls, malformed chunks, in-stream error events, slow first
+// bytes, and SageMaker's
 // ThrottlingException, ModelError, ModelNotReadyException, ModelStreamError
 // and InternalStreamFailure.
 //

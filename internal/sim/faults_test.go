@@ -61,6 +61,13 @@ func TestFaultsOnTheWire(t *testing.T) {
 				t.Errorf("bad JSON %q, %d chunks, done %v", r.BadJSON, r.TokenChunks, r.Done)
 			}
 		}},
+		{"error event: HTTP 200, an error object mid-stream, then [DONE]", func(f *Faults) { f.ErrorEventRate = 1 }, func(t *testing.T, s seen) {
+			r := parseStream(t, s.raw)
+			last := r.Events[len(r.Events)-2]
+			if s.status != 200 || !r.Done || r.TokenChunks == 0 || r.TokenChunks >= 20 || !strings.HasPrefix(last, `{"error":{`) {
+				t.Errorf("status %d, %d chunks, done %v, event before [DONE] %q", s.status, r.TokenChunks, r.Done, last)
+			}
+		}},
 		{"slow first byte: headers arrive late, then a normal stream", func(f *Faults) { f.SlowFirstByteRate = 1; f.SlowFirstByteFor = 300 * time.Millisecond }, func(t *testing.T, s seen) {
 			r := parseStream(t, s.raw)
 			if s.headerWait < 300*time.Millisecond || s.status != 200 || !r.Done {

@@ -335,6 +335,18 @@ func (e *encoder) malformed(b []byte) []byte {
 	return e.end(b)
 }
 
+// errorEvent appends an in-stream error: vLLM's {"error": {...}} object
+// for OpenAI streams, TGI's {"error", "error_type"} for generate streams.
+func (e *encoder) errorEvent(b []byte) []byte {
+	b = e.begin(b)
+	if e.openAIStyle() {
+		b = append(b, `{"error":{"message":"Internal server error (injected fault)","type":"InternalServerError","param":null,"code":500}}`...)
+	} else {
+		b = append(b, `{"error":"Internal server error (injected fault)","error_type":"generation"}`...)
+	}
+	return e.end(b)
+}
+
 // ping appends an SSE comment line (SSE framings only).
 func (e *encoder) ping(b []byte) []byte {
 	if e.framing == framingJSONL {

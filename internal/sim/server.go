@@ -199,6 +199,7 @@ const (
 	FaultStall                 = "stall"
 	FaultMalformed             = "malformed"
 	FaultSlowFirstByte         = "slow_first_byte"
+	FaultErrorEvent            = "error_event"
 	FaultModelStreamError      = "model_stream_error"
 	FaultInternalStreamFailure = "internal_stream_failure"
 	FaultThrottle              = "throttle"
@@ -226,6 +227,7 @@ func (s *Server) rollFault(seqNo uint64, target int, d dialect) fault {
 		{FaultLoading503, f.Loading503Rate, false}, {FaultDrop, f.DropRate, false},
 		{FaultStall, f.StallRate, false}, {FaultMalformed, f.MalformedRate, false},
 		{FaultSlowFirstByte, f.SlowFirstByteRate, false},
+		{FaultErrorEvent, f.ErrorEventRate, false},
 		{FaultModelStreamError, f.ModelStreamErrorRate, true},
 		{FaultInternalStreamFailure, f.InternalStreamFailureRate, true},
 		{FaultThrottle, f.ThrottleRate, true}, {FaultModelError, f.ModelErrorRate, true},

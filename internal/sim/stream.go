@@ -163,6 +163,11 @@ func (st *streamer) midStreamFault() bool {
 		if st.put(ChunkMalformed, 0, time.Time{}, st.buf) != nil {
 			return false
 		}
+	case FaultErrorEvent:
+		st.buf = st.enc.errorEvent(st.buf[:0])
+		st.buf = st.enc.done(st.buf)
+		_ = st.put(ChunkError, 0, time.Time{}, st.buf)
+		return false
 	case FaultModelStreamError, FaultInternalStreamFailure:
 		es, ok := st.out.(*esSink)
 		if !ok {
