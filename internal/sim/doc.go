@@ -20,9 +20,8 @@
 //
 // Faults (Faults) are injected at seeded rates: HTTP 500/429/503, dropped
 // connections, stalls, malformed chunks, in-stream error events, slow first
-// bytes, and SageMaker's
-// ThrottlingException, ModelError, ModelNotReadyException, ModelStreamError
-// and InternalStreamFailure.
+// bytes, and SageMaker's ThrottlingException, ModelError,
+// ModelNotReadyException, ModelStreamError and InternalStreamFailure.
 //
 // In-process use (what "llmbench demo" does):
 //
