@@ -344,3 +344,27 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyContainerRoute: with a fixed route the proxy fronts a
+// container's own /invocations (here the simulator speaking TGI), and the
+// SDK gets the same bytes as from the simulator's built-in SageMaker API.
+func TestProxyContainerRoute(t *testing.T) {
+	t.Parallel()
+	up := startSimWith(t, func(c *sim.Config) { c.PayloadFormat = sim.FormatTGI })
+	px := startProxy(t, Config{Upstream: up.URL, Route: "/invocations", PartSize: eventstream.PartSize{N: 7}})
+	body := `{"inputs":"what is a river","parameters":{"max_new_tokens":12,"details":true},"stream":true}`
+	viaProxy, err := stream(t.Context(), newSDK(px.URL), body, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	builtIn, err := stream(t.Context(), newSDK(up.URL), body, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(viaProxy, builtIn) {
+		t.Errorf("proxy and built-in SageMaker API differ:\n%s\n%s", viaProxy, builtIn)
+	}
+	if n := bytes.Count(viaProxy, []byte("data:{")); n != 12 || !bytes.Contains(viaProxy, []byte(`"generated_tokens":12`)) {
+		t.Errorf("%d TGI events: %s", n, viaProxy)
+	}
+}

@@ -30,8 +30,10 @@ type seq struct {
 }
 
 func newSeq(arrival time.Time, prompt, target int) *seq {
+	// dues grows as tokens come: a request may ask for tens of thousands
+	// of tokens and leave after a few.
 	return &seq{arrival: arrival, prompt: prompt, target: target,
-		notify: make(chan struct{}, 1), dues: make([]time.Time, 0, target)}
+		notify: make(chan struct{}, 1), dues: make([]time.Time, 0, min(target, 256))}
 }
 
 // progress returns how many tokens are available.
