@@ -233,14 +233,41 @@ func isRustPunctuation(r rune) bool {
 	return unicode.Is(punctuation8, r)
 }
 
-// whitespacePreTokenizer is tokenizers' Whitespace: the Oniguruma pattern
-// \w+|[^\w\s]+, keeping the matches only.
+// whitespacePreTokenizer is tokenizers' Whitespace: the matches of
+// \w+|[^\w\s]+ in the Rust regex crate (not Oniguruma), whose \w is
+// Alphabetic, Mark, Decimal_Number, Connector_Punctuation and Join_Control.
+// Runs of word characters and runs of other non-space characters become
+// pieces; whitespace is dropped.
 func whitespacePreTokenizer() (preTokenizer, error) {
-	re, err := compileRegex(`\w+|[^\w\s]+`)
-	if err != nil {
-		return nil, err
+	return splitPreTokenizer{pat: wordRunPattern{}, behavior: removed, invert: true}, nil
+}
+
+// wordRunPattern matches maximal runs of Rust-\w characters and maximal runs
+// of characters that are neither \w nor whitespace.
+type wordRunPattern struct{}
+
+func (wordRunPattern) findAll(s string) [][2]int {
+	var out [][2]int
+	start, kind := 0, 0 // kind: 0 none, 1 word, 2 other
+	for i, r := range s {
+		k := 2
+		switch {
+		case isRustWord(r):
+			k = 1
+		case isWhiteSpace(r):
+			k = 0
+		}
+		if k != kind {
+			if kind != 0 {
+				out = append(out, [2]int{start, i})
+			}
+			start, kind = i, k
+		}
 	}
-	return splitPreTokenizer{pat: re, behavior: removed, invert: true}, nil
+	if kind != 0 {
+		out = append(out, [2]int{start, len(s)})
+	}
+	return out
 }
 
 // whitespaceSplitPreTokenizer splits on whitespace, dropping it.

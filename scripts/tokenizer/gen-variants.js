@@ -24,6 +24,25 @@ const mistralDecoder = { type: 'Sequence', decoders: [{ type: 'Replace', pattern
 const bl = (prefix, regex) => ({ type: 'ByteLevel', add_prefix_space: prefix, trim_offsets: true, use_regex: regex });
 const tok = (id, content, o) => Object.assign({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: false }, o);
 
+// A small synthetic BPE with a continuing-subword prefix or an end-of-word
+// suffix (no real LLM file uses them).
+function affixModel(prefix, suffix) {
+  const vocab = { '[UNK]': 0 };
+  const add = (t) => { if (!(t in vocab)) vocab[t] = Object.keys(vocab).length; };
+  const letters = 'abcdeghilnorst'.split('');
+  for (const l of letters) { add(l); add(prefix + l); add(l + suffix); add(prefix + l + suffix); }
+  const merges = [];
+  const merge = (a, b) => {
+    merges.push([a, b]);
+    add(a + (prefix && b.startsWith(prefix) ? b.slice(prefix.length) : b));
+  };
+  merge('t', prefix + 'h'); merge('th', prefix + 'e' + suffix); merge('th', prefix + 'e');
+  merge(prefix + 'e', prefix + 'r'); merge('a', prefix + 'n'); merge('an', prefix + 'd' + suffix);
+  merge(prefix + 'i', prefix + 'n'); merge(prefix + 'in', prefix + 'g' + suffix); merge('s', prefix + 't');
+  merge(prefix + 'o', prefix + 'n' + suffix); merge('t', prefix + 'i'); merge('ti', prefix + 'on' + suffix);
+  return { type: 'BPE', dropout: null, unk_token: '[UNK]', continuing_subword_prefix: prefix, end_of_word_suffix: suffix, fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges };
+}
+
 const variants = [
   { name: 'metaspace-first', base: 'mistral7b', set: { normalizer: null, pre_tokenizer: ms('first', true), decoder: { type: 'Sequence', decoders: [ms('first', true), { type: 'ByteFallback' }, { type: 'Fuse' }] } } },
   { name: 'metaspace-always-nosplit', base: 'mistral7b', set: { normalizer: null, pre_tokenizer: ms('always', false), decoder: mistralDecoder } },
@@ -69,6 +88,8 @@ const variants = [
     ],
   },
   { name: 'ignore-merges', base: 'gpt2', model: { ignore_merges: true } },
+  { name: 'subword-prefix', base: 'gpt2', set: { added_tokens: [], normalizer: { type: 'Lowercase' }, pre_tokenizer: { type: 'WhitespaceSplit' }, post_processor: null, decoder: null, model: affixModel('##', '') } },
+  { name: 'word-suffix', base: 'gpt2', set: { added_tokens: [], normalizer: null, pre_tokenizer: { type: 'Whitespace' }, post_processor: null, decoder: null, model: affixModel('', '</w>') } },
   {
     // Llama-3.1's shape: ByteLevel then a BOS template.
     name: 'post-sequence', base: 'gpt2', set: { post_processor: { type: 'Sequence', processors: [
