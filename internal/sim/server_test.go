@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -265,5 +266,57 @@ func TestTruthLog(t *testing.T) {
 	}
 	if want := []string{"role", "token", "token", "token", "usage", "done"}; !cmp.Equal(kinds, want) {
 		t.Errorf("chunk kinds %v, want %v", kinds, want)
+	}
+}
+
+// TestTruthBracketsClientStamps: a client's arrival stamp for each event
+// comes after the server started writing it (causality, on one monotonic
+// clock in one process), and the ground truth lists the events in the
+// order the client saw them.
+func TestTruthBracketsClientStamps(t *testing.T) {
+	t.Parallel()
+	cfg := fastFixed()
+	cfg.ITL = 3 * time.Millisecond
+	run := startSim(t, cfg)
+	resp := post(t, newHTTPClient(), run.URL+"/v1/chat/completions",
+		`{"messages":[{"role":"user","content":"x"}],"max_tokens":15,"stream":true,"stream_options":{"include_usage":true}}`)
+	defer resp.Body.Close()
+	var stamps []time.Time
+	var kinds []string
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if strings.HasPrefix(line, "data: ") {
+			stamps = append(stamps, time.Now())
+			data := strings.TrimSpace(line[6:])
+			switch {
+			case data == "[DONE]":
+				kinds = append(kinds, ChunkDone)
+			case strings.Contains(data, `"role":"assistant"`):
+				kinds = append(kinds, ChunkRole)
+			case strings.Contains(data, `"choices":[]`):
+				kinds = append(kinds, ChunkUsage)
+			default:
+				kinds = append(kinds, ChunkToken)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	tr := run.Server.Truth()
+	if len(tr) != 1 || len(tr[0].Chunks) != len(stamps) {
+		t.Fatalf("%d truth records, %d chunks vs %d client events", len(tr), len(tr[0].Chunks), len(stamps))
+	}
+	for i, ch := range tr[0].Chunks {
+		if ch.Kind != kinds[i] {
+			t.Errorf("chunk %d: truth %s, client saw %s", i, ch.Kind, kinds[i])
+		}
+		if stamps[i].Before(ch.WriteStart) {
+			t.Errorf("chunk %d: client stamp %v before the write started", i, ch.WriteStart.Sub(stamps[i]))
+		}
+		if ch.Kind == ChunkToken && ch.WriteStart.Before(ch.Due) {
+			t.Errorf("chunk %d written %v before it was due", i, ch.Due.Sub(ch.WriteStart))
+		}
 	}
 }
