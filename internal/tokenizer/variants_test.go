@@ -63,6 +63,7 @@ func TestVariantsMatchReference(t *testing.T) {
 
 	for _, v := range spec.Variants {
 		t.Run(v.Name, func(t *testing.T) {
+			t.Parallel()
 			doc := maps.Clone(bases[v.Base])
 			maps.Copy(doc, v.Set)
 			var model map[string]json.RawMessage
