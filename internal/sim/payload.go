@@ -91,7 +91,8 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // usageJSON appends {"prompt_tokens":P,"total_tokens":P+C,"completion_tokens":C}
-// in vLLM's key order.
+// in vLLM's key order, as streamed chunks carry it (vLLM drops the null
+// prompt_tokens_details there; whole bodies keep it, see wholeUsageJSON).
 func usageJSON(b []byte, prompt, completion int) []byte {
 	b = append(b, `{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(prompt), 10)
@@ -99,7 +100,13 @@ func usageJSON(b []byte, prompt, completion int) []byte {
 	b = strconv.AppendInt(b, int64(prompt+completion), 10)
 	b = append(b, `,"completion_tokens":`...)
 	b = strconv.AppendInt(b, int64(completion), 10)
-	return append(b, `,"prompt_tokens_details":null}`...)
+	return append(b, '}')
+}
+
+// wholeUsageJSON is usageJSON as a non-streamed body carries it.
+func wholeUsageJSON(b []byte, prompt, completion int) []byte {
+	b = usageJSON(b, prompt, completion)
+	return append(b[:len(b)-1], `,"prompt_tokens_details":null}`...)
 }
 
 // framing says how events are delimited on the wire.
@@ -221,11 +228,15 @@ func (e *encoder) tokens(b []byte, from, to int) []byte {
 		b = appendJSONString(b, string(text))
 		b = append(b, `,"logprobs":null,"finish_reason":`...)
 	}
-	if last {
+	switch {
+	case last:
 		b = append(b, '"')
 		b = append(b, e.finish...)
 		b = append(b, `","stop_reason":null}]`...)
-	} else {
+	case e.kind == KindChat:
+		// vLLM sets stop_reason on chat's final chunk only.
+		b = append(b, `null}]`...)
+	default:
 		b = append(b, `null,"stop_reason":null}]`...)
 	}
 	if e.contUsg {
@@ -408,7 +419,7 @@ func (e *encoder) wholeBody() []byte {
 	}
 	b = append(b, e.finish...)
 	b = append(b, `","stop_reason":null}],"usage":`...)
-	b = usageJSON(b, e.prompt, e.g.target)
+	b = wholeUsageJSON(b, e.prompt, e.g.target)
 	return append(b, '}')
 }
 
