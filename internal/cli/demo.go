@@ -6,7 +6,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
 // demoDefaults are the seed defaults a first run uses: 20 prompts at
@@ -20,6 +22,7 @@ var demoDefaults = []struct{ name, value string }{
 	{"num-warmups", "2"},
 	{"metric-percentiles", "50,95,99"},
 	{"percentile-metrics", "ttft,tpot,itl,e2el"},
+	{"tokenizer", tokenizer.BuiltinGPT2},
 }
 
 // setDefault changes a flag's value and shown default without marking it
@@ -46,7 +49,8 @@ func newDemoCmd(env *Env) *cobra.Command {
 		Long: `Start the built-in simulated LLM server on a free loopback port and run a
 default benchmark against it over real HTTP: 20 random prompts of 256
 tokens asking for 128 tokens each, at most 4 in flight, after 2 warm-up
-requests, reporting percentiles 50, 95 and 99.
+requests, reporting percentiles 50, 95 and 99. Client and simulator count
+tokens with GPT-2's tokenizer, built into the binary.
 
 Every "llmbench run" flag works here too (e.g. --max-concurrency 16,
 --backend openai-chat, --goodput ttft:500 tpot:40). The simulator models
@@ -65,6 +69,15 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 				return usageErrorf("demo runs against the simulator's OpenAI API; for SageMaker use llmbench sim and llmbench run --backend sagemaker --endpoint-url")
 			}
 			cfg := sim.DefaultConfig().WithPreset(p)
+			// The simulator counts with the client's tokenizer, so prompt
+			// lengths and usage agree token for token.
+			if o.f.tokenizer != "" && !o.f.skipTokenizer {
+				tok, err := tokenizer.Load(ctx, o.f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
+				if err != nil {
+					return &UsageError{Err: err}
+				}
+				cfg.Tokenizer = tok
+			}
 			srv, err := sim.Start(ctx, cfg, "")
 			if err != nil {
 				return fmt.Errorf("starting the simulator: %w", err)

@@ -391,16 +391,26 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	for _, w := range warns {
 		fmt.Fprintln(errw, "Warning:", w)
 	}
-	if httpCl != nil && tok != nil && (dcfg.Name == dataset.Random || dcfg.Name == dataset.PrefixRepetition) {
+	if httpCl != nil && tok != nil {
 		tc := &dataset.HTTPTokenizeClient{BaseURL: o.baseURL(), Model: requestModel, Client: httpCl.HTTPClient()}
-		aligned, awarn, err := dataset.AlignToServer(ctx, tc, samples)
-		for _, w := range awarn {
+		// Compare counts first: vLLM's alignment below silently fixes the
+		// random prompts, but the user should know the tokenizers differ.
+		twarn, err := checkServerTokens(ctx, tc, tok, samples, f.strictTokens)
+		if err != nil {
+			return err
+		}
+		for _, w := range twarn {
 			fmt.Fprintln(errw, "Warning:", w)
 		}
-		if err == nil {
+		if dcfg.Name == dataset.Random || dcfg.Name == dataset.PrefixRepetition {
+			aligned, awarn, err := dataset.AlignToServer(ctx, tc, samples)
+			if err != nil {
+				return err
+			}
+			for _, w := range awarn {
+				fmt.Fprintln(errw, "Warning:", w)
+			}
 			samples = aligned
-		} else if f.strictTokens {
-			return fmt.Errorf("--strict-tokens: %w", err)
 		}
 	}
 

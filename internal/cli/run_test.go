@@ -473,3 +473,30 @@ func TestDemo(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTokenizerMismatch: a client tokenizer that disagrees with the
+// server's /tokenize is reported, and --strict-tokens refuses to run.
+func TestRunTokenizerMismatch(t *testing.T) {
+	srv := startSim(t, nil) // counts words, not GPT-2 tokens
+	args := []string{"run", "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", gpt2Path(t),
+		"--num-prompts", "4", "--random-input-len", "30", "--random-output-len", "4", "--disable-tqdm"}
+	code, out, errs := runCLI(t, args...)
+	if code != 0 || !strings.Contains(errs, "tokenizer mismatch") {
+		t.Errorf("exit %d; stderr should warn of the mismatch:\n%s\n%s", code, errs, out)
+	}
+	code, _, errs = runCLI(t, append(args, "--strict-tokens")...)
+	if code != 1 || !strings.Contains(errs, "--strict-tokens") {
+		t.Errorf("--strict-tokens: exit %d, stderr %q; want 1", code, errs)
+	}
+	// Same tokenizer on both sides: no warning.
+	tok, err := tokenizer.Load(t.Context(), tokenizer.BuiltinGPT2, tokenizer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv2 := startSim(t, func(c *sim.Config) { c.Tokenizer = tok })
+	code, _, errs = runCLI(t, "run", "--base-url", srv2.URL, "--model", "llmbench-sim", "--tokenizer", tokenizer.BuiltinGPT2,
+		"--num-prompts", "4", "--random-input-len", "30", "--random-output-len", "4", "--disable-tqdm", "--strict-tokens")
+	if code != 0 || strings.Contains(errs, "mismatch") {
+		t.Errorf("matching tokenizers: exit %d, stderr %q", code, errs)
+	}
+}

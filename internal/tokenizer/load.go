@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/llmbench/llmbench/internal/hfhub"
 )
@@ -36,11 +37,15 @@ var encodingAliases = map[string]string{
 //   - a path to a tokenizer.json file, or to a folder holding one (a
 //     tokenizer_config.json beside it supplies the named special tokens);
 //   - "cl100k_base" or "o200k_base", OpenAI's encodings;
+//   - "builtin:gpt2", GPT-2's tokenizer compiled into the binary;
 //   - a hub id such as "google/gemma-3-4b-it": taken from the local Hugging
 //     Face cache when there, otherwise downloaded into that cache.
 func Load(ctx context.Context, nameOrPath string, opts Options) (*Tokenizer, error) {
 	if nameOrPath == "" {
 		return nil, errors.New("tokenizer: empty name")
+	}
+	if strings.HasPrefix(nameOrPath, BuiltinPrefix) {
+		return loadBuiltin(nameOrPath)
 	}
 	if st, err := os.Stat(nameOrPath); err == nil {
 		return loadLocal(nameOrPath, st.IsDir())
