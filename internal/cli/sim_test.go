@@ -82,7 +82,7 @@ func TestSimCommandServes(t *testing.T) {
 	t.Parallel()
 	truth := filepath.Join(t.TempDir(), "truth.jsonl")
 	u, code := runServing(t, "sim", "--listen", "127.0.0.1:0", "--mode", "fixed", "--ttft", "1ms", "--itl", "1ms",
-		"--exit-after", "1s", "--truth-log", truth)
+		"--exit-after", "3s", "--truth-log", truth)
 	resp, err := http.Post(u+"/v1/completions", "application/json",
 		strings.NewReader(`{"prompt":"x","max_tokens":3,"stream":true}`))
 	if err != nil {
@@ -118,7 +118,7 @@ func TestProxyCommandServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer up.Stop(context.Background())
-	u, code := runServing(t, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--part-size", "7", "--exit-after", "1s")
+	u, code := runServing(t, "proxy", "--upstream", up.URL, "--listen", "127.0.0.1:0", "--part-size", "7", "--exit-after", "3s")
 	resp, err := http.Post(u+"/endpoints/ep/invocations-response-stream", "application/json",
 		strings.NewReader(`{"prompt":"x","max_tokens":3,"stream":true}`))
 	if err != nil {

@@ -124,7 +124,9 @@ func TestFaultsOnTheWire(t *testing.T) {
 func TestLoadingWindow(t *testing.T) {
 	t.Parallel()
 	cfg := fastFixed()
-	cfg.Faults.LoadingFor = 300 * time.Millisecond
+	// Long enough that the first checks land inside the window even on a
+	// loaded machine.
+	cfg.Faults.LoadingFor = 1500 * time.Millisecond
 	run := startSim(t, cfg)
 	hc := newHTTPClient()
 	status := func() (int, int) {
@@ -140,7 +142,7 @@ func TestLoadingWindow(t *testing.T) {
 	if h, r := status(); h != 503 || r != 503 {
 		t.Errorf("while loading: health %d, request %d", h, r)
 	}
-	time.Sleep(350 * time.Millisecond)
+	time.Sleep(time.Until(run.Server.started().Add(1600 * time.Millisecond)))
 	if h, r := status(); h != 200 || r != 200 {
 		t.Errorf("after loading: health %d, request %d", h, r)
 	}

@@ -128,6 +128,9 @@ func (s *Server) finish(t *Truth) {
 	}
 }
 
+// started is when the server was created (the loading window's origin).
+func (s *Server) started() time.Time { return s.clock.mono }
+
 func (s *Server) loading() bool {
 	return s.cfg.Faults.LoadingFor > 0 && time.Since(s.clock.mono) < s.cfg.Faults.LoadingFor
 }

@@ -199,7 +199,7 @@ func TestStreamSemantics(t *testing.T) {
 func TestPingComments(t *testing.T) {
 	t.Parallel()
 	cfg := fastFixed()
-	cfg.TTFT = 120 * time.Millisecond
+	cfg.TTFT = 300 * time.Millisecond
 	cfg.PingInterval = 25 * time.Millisecond
 	run := startSim(t, cfg)
 	resp := post(t, newHTTPClient(), run.URL+"/v1/completions", `{"prompt":"x","max_tokens":2,"stream":true}`)
