@@ -2,11 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,6 +19,7 @@ import (
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/tokenizer"
+	"github.com/llmbench/llmbench/internal/tokenizer/tokenizertest"
 )
 
 // runCLI runs llmbench in-process and returns its exit code and output.
@@ -69,35 +68,7 @@ func readResult(t *testing.T, path string) map[string]any {
 }
 
 // gpt2Path unpacks the committed GPT-2 tokenizer into a temp folder.
-func gpt2Path(t *testing.T) string {
-	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "tokenizer", "gpt2")
-	dir := t.TempDir()
-	f, err := os.Open(filepath.Join(src, "tokenizer.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile(filepath.Join(src, "tokenizer_config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func gpt2Path(t *testing.T) string { return tokenizertest.Dir(t, tokenizertest.GPT2) }
 
 func num(t *testing.T, m map[string]any, key string) float64 {
 	t.Helper()

@@ -2,48 +2,19 @@ package cli_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/cli"
+	"github.com/llmbench/llmbench/internal/tokenizer/tokenizertest"
 )
 
 // tkTokenizerDir unpacks a committed test tokenizer (gpt2, mistral7b) into a
 // temporary folder.
-func tkTokenizerDir(t *testing.T, name string) string {
-	t.Helper()
-	src := filepath.Join("..", "..", "testdata", "tokenizer", name)
-	f, err := os.Open(filepath.Join(src, "tokenizer.json.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile(filepath.Join(src, "tokenizer_config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+func tkTokenizerDir(t *testing.T, name string) string { return tokenizertest.Dir(t, name) }
 
 func tkRun(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()

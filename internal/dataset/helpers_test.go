@@ -2,18 +2,15 @@ package dataset
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/tokenizer"
+	"github.com/llmbench/llmbench/internal/tokenizer/tokenizertest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/dataset")
@@ -23,43 +20,10 @@ func repoTestdata(parts ...string) string {
 	return filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...)
 }
 
-var (
-	tokMu    sync.Mutex
-	tokCache = map[string]*tokenizer.Tokenizer{}
-)
-
 // realTokenizer loads one of the committed tokenizers (gpt2, mistral7b).
 func realTokenizer(tb testing.TB, name string) Tokenizer {
 	tb.Helper()
-	tokMu.Lock()
-	defer tokMu.Unlock()
-	if t, ok := tokCache[name]; ok {
-		return t
-	}
-	dir := repoTestdata("tokenizer", name)
-	f, err := os.Open(filepath.Join(dir, "tokenizer.json.gz"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cfg, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	t, err := tokenizer.Parse(name, data, cfg)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tokCache[name] = t
-	return t
+	return tokenizertest.Load(tb, name)
 }
 
 // idTok is an exact test tokenizer: id n decodes to "[n]" and "[n]" encodes
