@@ -76,8 +76,12 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /invocations", s.handleContainerInvocations)
 	mux.HandleFunc("POST /endpoints/{name}/invocations", s.handleSageMaker(false))
 	mux.HandleFunc("POST /endpoints/{name}/invocations-response-stream", s.handleSageMaker(true))
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeAPIError(w, &apiError{Status: http.StatusNotFound, Type: "NotFoundError", Message: "Not Found: " + r.Method + " " + r.URL.Path})
+	mux.HandleFunc("GET /version", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"version": "llmbench-sim"})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		// FastAPI's answer for an unknown path, as vLLM gives it.
+		writeJSON(w, http.StatusNotFound, map[string]string{"detail": "Not Found"})
 	})
 	s.mux = mux
 	return s, nil
