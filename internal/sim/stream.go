@@ -43,16 +43,20 @@ func (e *esSink) write(b []byte) error {
 
 // streamer writes one request's response as the engine produces tokens.
 type streamer struct {
-	s   *Server
-	r   *http.Request
-	out sink
-	enc *encoder
-	sq  *seq
-	t   *Truth
-	f   fault
-	req *Request
-	buf []byte
+	s     *Server
+	r     *http.Request
+	out   sink
+	enc   *encoder
+	sq    *seq
+	t     *Truth
+	f     fault
+	req   *Request
+	buf   []byte
+	batch []ChunkTruth
 }
+
+// maxChunksPerWrite bounds how many overdue chunks one write carries.
+const maxChunksPerWrite = 64
 
 // put writes b and records the write in the truth.
 func (st *streamer) put(kind string, tokens int, due time.Time, b []byte) error {
@@ -111,22 +115,41 @@ func (st *streamer) stream() {
 			}
 			continue
 		}
-		to := min(written+k, produced)
-		if !faultDone && to > st.f.at && st.f.at > written {
-			to = st.f.at // stop exactly at the fault point
-		}
-		due := st.sq.dueOf(to - 1)
 		if written == 0 && st.req.Kind == KindChat {
 			st.buf = st.enc.role(st.buf[:0])
 			if st.put(ChunkRole, 0, time.Time{}, st.buf) != nil {
 				return
 			}
 		}
-		st.buf = st.enc.tokens(st.buf[:0], written, to)
-		if st.put(ChunkToken, to-written, due, st.buf) != nil {
+		// Normally one chunk is ready. When the writer fell behind (a busy
+		// machine), every chunk already due goes out in one write, each
+		// still its own event with its own truth entry: a server that is
+		// late catches up instead of falling further behind, and the truth
+		// shows the shared write times.
+		st.buf = st.buf[:0]
+		st.batch = st.batch[:0]
+		for len(st.batch) < maxChunksPerWrite {
+			to := min(written+k, produced)
+			if !faultDone && to > st.f.at && st.f.at > written {
+				to = st.f.at // stop exactly at the fault point
+			}
+			st.buf = st.enc.tokens(st.buf, written, to)
+			st.batch = append(st.batch, ChunkTruth{Kind: ChunkToken, Tokens: to - written, Due: st.sq.dueOf(to - 1)})
+			written = to
+			if written == target || (!faultDone && written >= st.f.at) || (produced-written < k && produced < target) {
+				break
+			}
+		}
+		start := time.Now()
+		err := st.out.write(st.buf)
+		end := time.Now()
+		for _, c := range st.batch {
+			c.WriteStart, c.WriteEnd = start, end
+			st.t.Chunks = append(st.t.Chunks, c)
+		}
+		if err != nil {
 			return
 		}
-		written = to
 		st.t.CompletionTokens = written
 		if ping != nil {
 			ping.Reset(cfg.PingInterval)
