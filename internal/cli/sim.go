@@ -75,7 +75,7 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	fs.BoolVar(&f.listPresets, "list-presets", false, "list the presets and what they model, then exit")
 	fs.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "fixed mode: time to first token")
 	fs.DurationVar(&cfg.ITL, "itl", cfg.ITL, "fixed mode: inter-token latency")
-	fs.DurationVar(&cfg.SpinWait, "spin-wait", 0, "busy-wait the last part of each engine deadline for sub-ms accuracy (costs CPU)")
+	fs.DurationVar(&cfg.SpinWait, "spin-wait", 0, "busy-wait (yielding) this long before each engine deadline, e.g. 1ms: sub-ms accuracy for a core of CPU")
 	fs.IntVar(&f.maxNumSeqs, "max-num-seqs", 0, "batching: running batch size cap (default from preset)")
 	fs.IntVar(&f.maxBatched, "max-num-batched-tokens", 0, "batching: tokens per step cap (default from preset)")
 	fs.Float64Var(&f.prefillRate, "prefill-rate", 0, "batching: prefill tokens per second (default from preset)")
