@@ -268,9 +268,6 @@ type batchEngine struct {
 	running []*seq
 	kvUsed  int
 	sl      *sleeper
-
-	// stats, read by tests and /metrics-like introspection
-	steps atomic.Int64
 }
 
 func newBatchEngine(m Batching, sl *sleeper) *batchEngine {
@@ -331,7 +328,7 @@ func (e *batchEngine) loop() {
 		if stepStart.IsZero() || now.Sub(stepStart) > 20*time.Millisecond {
 			stepStart = now
 		}
-		dt, finishing := e.plan()
+		dt := e.plan()
 		stepEnd := stepStart.Add(dt)
 		for {
 			if e.sl.until(stepEnd, e.in, e.add, e.quit) {
@@ -344,8 +341,7 @@ func (e *batchEngine) loop() {
 			}
 			// Arrivals during a step wait for the next one (as in vLLM).
 		}
-		e.steps.Add(1)
-		e.finishStep(stepEnd, finishing)
+		e.finishStep(stepEnd)
 		stepStart = stepEnd
 	}
 }
@@ -387,9 +383,9 @@ func (e *batchEngine) admit() {
 	e.waiting = e.waiting[i:]
 }
 
-// plan works out this step's duration and the prefill chunk per sequence
-// (stored in prefillNow), returning the step time.
-func (e *batchEngine) plan() (time.Duration, int) {
+// plan works out this step's duration, advancing each prefilling
+// sequence's prefill by the chunk this step processes.
+func (e *batchEngine) plan() time.Duration {
 	budget := e.m.MaxNumBatchedTokens
 	decodes, ctx := 0, 0
 	for _, s := range e.running {
@@ -412,12 +408,12 @@ func (e *batchEngine) plan() (time.Duration, int) {
 	dt := e.m.DecodeBase + time.Duration(decodes)*e.m.DecodePerSeq +
 		time.Duration(ctx)*e.m.DecodePerKVToken +
 		time.Duration(float64(prefill)/e.m.PrefillTokensPerSec*float64(time.Second))
-	return dt, decodes
+	return dt
 }
 
 // finishStep hands out this step's tokens: one to every sequence that was
 // decoding and a first token to every sequence whose prefill completed.
-func (e *batchEngine) finishStep(t time.Time, _ int) {
+func (e *batchEngine) finishStep(t time.Time) {
 	keep := e.running[:0]
 	for _, s := range e.running {
 		if s.prefilled >= s.prompt && !s.gone.Load() {
