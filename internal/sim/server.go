@@ -351,10 +351,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req *Request, t *
 	}
 	enc := newEncoder(req.Kind, s.cfg.PayloadFormat, fr, s.cfg.CRLF, g, prompt, idPrefix+base,
 		t.Arrival.Unix(), s.cfg.Model, req)
-	stream := req.Stream || req.Kind == KindGenerate && d == dialectSMStream
-	if req.Kind == KindGenerate && d != dialectSMStream {
-		stream = req.Stream
-	}
+	// OpenAI bodies stream when they ask to (on the streaming SageMaker API
+	// a non-streamed body travels as one JSON document in PayloadParts);
+	// TGI/LMI generate bodies always stream there.
+	stream := req.Stream || (req.Kind == KindGenerate && d == dialectSMStream)
 
 	t.Stream = stream
 	out := s.openSink(w, r, t, d, stream, enc)
