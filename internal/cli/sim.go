@@ -217,6 +217,8 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 			return fmt.Errorf("truth log: %v", err)
 		}
 	}
-	fmt.Fprintln(env.Stdout, "llmbench sim: stopped")
+	st := run.Server.Stats()
+	fmt.Fprintf(env.Stdout, "llmbench sim: stopped after %d requests (%d errors, %d injected faults, %d tokens)\n",
+		st.Requests, st.Errors, st.Faults, st.Tokens)
 	return nil
 }

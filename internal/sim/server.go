@@ -25,6 +25,8 @@ type Server struct {
 	eng      engine
 	clock    clock
 	arrivals atomic.Uint64
+
+	nReq, nErr, nTok, nFault atomic.Int64
 	log      *truthLog
 	mux      *http.ServeMux
 
@@ -117,8 +119,33 @@ func (s *Server) Close() error {
 	return s.closeErr
 }
 
+// Stats counts what the server has done so far.
+type Stats struct {
+	// Requests counts finished generation requests (OpenAI, SageMaker and
+	// /invocations; not /tokenize, /health, ...); Errors those
+	// answered with a non-200 status.
+	Requests, Errors int64
+	// Tokens counts generated tokens written to clients.
+	Tokens int64
+	// Faults counts requests that got an injected fault.
+	Faults int64
+}
+
+// Stats returns the counters so far.
+func (s *Server) Stats() Stats {
+	return Stats{Requests: s.nReq.Load(), Errors: s.nErr.Load(), Tokens: s.nTok.Load(), Faults: s.nFault.Load()}
+}
+
 func (s *Server) finish(t *Truth) {
 	t.End = time.Now()
+	s.nReq.Add(1)
+	if t.Status != http.StatusOK {
+		s.nErr.Add(1)
+	}
+	if t.Fault != "" {
+		s.nFault.Add(1)
+	}
+	s.nTok.Add(int64(t.CompletionTokens))
 	if s.cfg.KeepTruth {
 		s.mu.Lock()
 		s.truths = append(s.truths, *t)

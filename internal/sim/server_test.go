@@ -320,3 +320,18 @@ func TestTruthBracketsClientStamps(t *testing.T) {
 		}
 	}
 }
+
+func TestStats(t *testing.T) {
+	t.Parallel()
+	cfg := fastFixed()
+	run := startSim(t, cfg)
+	hc := newHTTPClient()
+	for _, body := range []string{`{"prompt":"x","max_tokens":4,"stream":true}`, `{"prompt":"x","max_tokens":3}`, `{"prompt":"x","max_tokens":0}`} {
+		r := post(t, hc, run.URL+"/v1/completions", body)
+		_, _ = io.Copy(io.Discard, r.Body)
+		r.Body.Close()
+	}
+	if got, want := run.Server.Stats(), (Stats{Requests: 3, Errors: 1, Tokens: 7}); got != want {
+		t.Errorf("stats %+v, want %+v", got, want)
+	}
+}
