@@ -27,8 +27,8 @@ type Server struct {
 	arrivals atomic.Uint64
 
 	nReq, nErr, nTok, nFault atomic.Int64
-	log      *truthLog
-	mux      *http.ServeMux
+	log                      *truthLog
+	mux                      *http.ServeMux
 
 	mu     sync.Mutex
 	truths []Truth
