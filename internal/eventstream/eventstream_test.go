@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"unicode/utf8"
 
 	awses "github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 )
@@ -281,5 +282,41 @@ func TestWriterFlushesEachWrite(t *testing.T) {
 	}
 	if string(got) != "data: 1\n\ndata: 2\n\n" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestBoundariesLandWhereParsersBreak: with 7-byte parts over a realistic
+// SSE stream, some part ends inside a multi-byte UTF-8 character, some
+// between the two "\n" of an event terminator, and some inside "data:"
+// (spec §5.1), so a client that parses parts on their own fails.
+func TestBoundariesLandWhereParsersBreak(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewWriter(&buf, PartSize{N: 7}, 0)
+	for _, word := range []string{" 世界", " café", " 🚀", " the", " 東京", " naïve", " river", " Ω"} {
+		if _, err := w.Write([]byte(`data: {"choices":[{"text":"` + word + `"}]}` + "\n\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var inRune, inTerminator, inPrefix bool
+	for _, m := range decodeAll(t, buf.Bytes()) {
+		p := m.Payload
+		if len(p) == 0 {
+			continue
+		}
+		// A part that starts with a UTF-8 continuation byte means the
+		// previous one ended inside a character.
+		if !utf8.RuneStart(p[0]) {
+			inRune = true
+		}
+		if bytes.HasSuffix(p, []byte("}\n")) {
+			inTerminator = true
+		}
+		if bytes.HasSuffix(p, []byte("da")) || bytes.HasSuffix(p, []byte("dat")) || bytes.HasSuffix(p, []byte("data")) {
+			inPrefix = true
+		}
+	}
+	if !inRune || !inTerminator || !inPrefix {
+		t.Errorf("boundaries inside a rune %v, between the terminator's \\n %v, inside data: %v", inRune, inTerminator, inPrefix)
 	}
 }
