@@ -293,8 +293,9 @@ func TestBoundariesLandWhereParsersBreak(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	w := NewWriter(&buf, PartSize{N: 7}, 0)
-	for _, word := range []string{" 世界", " café", " 🚀", " the", " 東京", " naïve", " river", " Ω"} {
-		if _, err := w.Write([]byte(`data: {"choices":[{"text":"` + word + `"}]}` + "\n\n")); err != nil {
+	words := []string{" 世界", " café", " 🚀", " the", " 東京", " naïve", " river", " Ω"}
+	for i := range 40 {
+		if _, err := w.Write([]byte(`data: {"choices":[{"text":"` + words[i%len(words)] + `"}]}` + "\n\n")); err != nil {
 			t.Fatal(err)
 		}
 	}
