@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -326,4 +327,36 @@ func httpStatus(err error) int {
 		return re.HTTPStatusCode()
 	}
 	return 0
+}
+
+// TestSageMakerPartsSpanEvents: the last events of a stream leave together,
+// so with 7-byte parts some PayloadPart holds the end of one SSE event and
+// the start of the next.
+func TestSageMakerPartsSpanEvents(t *testing.T) {
+	t.Parallel()
+	cfg := fastFixed()
+	cfg.PartSize = eventstream.PartSize{N: 7}
+	run := startSim(t, cfg)
+	out, err := newSDK(run.URL).InvokeEndpointWithResponseStream(t.Context(), &sagemakerruntime.InvokeEndpointWithResponseStreamInput{
+		EndpointName: aws.String("ep"), ContentType: aws.String("application/json"),
+		Body: []byte(`{"prompt":"x","max_tokens":5,"stream":true,"stream_options":{"include_usage":true}}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := out.GetStream()
+	defer st.Close()
+	spans := 0
+	for ev := range st.Events() {
+		if p, ok := ev.(*types.ResponseStreamMemberPayloadPart); ok {
+			if i := bytes.Index(p.Value.Bytes, []byte("\n\n")); i >= 0 && i+2 < len(p.Value.Bytes) {
+				spans++
+			}
+		}
+	}
+	if err := st.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if spans == 0 {
+		t.Error("no PayloadPart spans an SSE event boundary")
+	}
 }

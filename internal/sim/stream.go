@@ -43,16 +43,17 @@ func (e *esSink) write(b []byte) error {
 
 // streamer writes one request's response as the engine produces tokens.
 type streamer struct {
-	s     *Server
-	r     *http.Request
-	out   sink
-	enc   *encoder
-	sq    *seq
-	t     *Truth
-	f     fault
-	req   *Request
-	buf   []byte
-	batch []ChunkTruth
+	s        *Server
+	r        *http.Request
+	out      sink
+	enc      *encoder
+	sq       *seq
+	t        *Truth
+	f        fault
+	req      *Request
+	buf      []byte
+	batch    []ChunkTruth
+	tailSent bool // usage and end marker already written
 }
 
 // maxChunksPerWrite bounds how many overdue chunks one write carries.
@@ -140,6 +141,13 @@ func (st *streamer) stream() {
 				break
 			}
 		}
+		if _, ok := st.out.(*esSink); ok && written == target {
+			// Behind SageMaker the container's last chunks (finish, usage,
+			// [DONE]) reach the front end together and leave in shared
+			// PayloadParts, so one part can hold the end of one event and
+			// the start of the next.
+			st.appendTail()
+		}
 		start := time.Now()
 		err := st.out.write(st.buf)
 		end := time.Now()
@@ -156,6 +164,9 @@ func (st *streamer) stream() {
 		}
 	}
 	st.t.FinishReason = st.enc.finish
+	if st.tailSent {
+		return
+	}
 	if st.req.IncludeUsage {
 		if b := st.enc.usage(st.buf[:0]); len(b) > 0 {
 			st.buf = b
@@ -168,6 +179,22 @@ func (st *streamer) stream() {
 		st.buf = b
 		_ = st.put(ChunkDone, 0, time.Time{}, st.buf)
 	}
+}
+
+// appendTail appends the usage chunk (if asked for) and the end marker to
+// st.buf, with their truth entries in st.batch.
+func (st *streamer) appendTail() {
+	n := len(st.buf)
+	if st.req.IncludeUsage {
+		if st.buf = st.enc.usage(st.buf); len(st.buf) > n {
+			st.batch = append(st.batch, ChunkTruth{Kind: ChunkUsage})
+		}
+	}
+	n = len(st.buf)
+	if st.buf = st.enc.done(st.buf); len(st.buf) > n {
+		st.batch = append(st.batch, ChunkTruth{Kind: ChunkDone})
+	}
+	st.tailSent = true
 }
 
 // midStreamFault acts out st.f; false ends the response.
