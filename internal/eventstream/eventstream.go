@@ -34,8 +34,12 @@ const ContentType = "application/vnd.amazon.eventstream"
 // JSON string, inside a multi-byte UTF-8 sequence, between the two "\n" of an
 // SSE terminator. Bytes are never held back waiting for a part to fill: the
 // tail of each write goes out as a short part, and the next write first
-// completes that grid cell. Random sizes are drawn per part from 1..16 bytes,
-// with an empty part (legal on the wire) interleaved about once in twenty.
+// completes that grid cell; so a part holds the end of one SSE event and the
+// start of the next only when both were in one write (the simulator writes a
+// stream's last events together behind SageMaker; the proxy forwards
+// whatever one upstream read returned). Random sizes are drawn per part from
+// 1..16 bytes, with an empty part (legal on the wire) interleaved about once
+// in twenty.
 type PartSize struct {
 	// N is the fixed part size in bytes; ignored when Random is set.
 	N int
