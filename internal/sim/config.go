@@ -270,14 +270,14 @@ func DefaultConfig() Config {
 	}
 }
 
-// WithPreset returns c with the preset's model and context length.
+// WithPreset returns c with the preset's performance model and context length.
 func (c Config) WithPreset(p Preset) Config {
 	c.Batching = p.Batching
 	c.MaxModelLen = p.MaxModelLen
 	return c
 }
 
-// Validate reports the first unusable setting.
+// Validate reports every unusable setting, joined in one error.
 func (c *Config) Validate() error {
 	var errs []string
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Sprintf(format, a...)) }
