@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -251,5 +252,40 @@ func TestRunSageMakerFaults(t *testing.T) {
 				t.Errorf("error breakdown lacks %s:\n%s", tt.class, out)
 			}
 		})
+	}
+}
+
+// TestRunSageMakerSavedResult: the saved result carries the SageMaker
+// settings and the cost estimate beside vLLM's keys, and no secret.
+func TestRunSageMakerSavedResult(t *testing.T) {
+	fakeAWSEnv(t)
+	srv := startSim(t, nil)
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "run", "--backend", "sagemaker", "--endpoint-name", "bench-ep", "--endpoint-url", srv.URL,
+		"--region", "us-east-1", "--num-prompts", "4", "--random-input-len", "10", "--random-output-len", "5",
+		"--custom-attributes", "secret-attr-value", "--price-per-hour", "1.5", "--disable-tqdm",
+		"--save-result", "--result-dir", dir, "--result-filename", "sm.json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "sm.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"secret-attr-value", "llmbench-test-secret", "AKIDLLMBENCHTEST"} {
+		if strings.Contains(string(raw), secret) || strings.Contains(out, secret) || strings.Contains(errs, secret) {
+			t.Errorf("%q leaked into the output or the saved result", secret)
+		}
+	}
+	res := readResult(t, filepath.Join(dir, "sm.json"))
+	smInfo, _ := res["sagemaker"].(map[string]any)
+	if smInfo == nil || smInfo["endpoint_name"] != "bench-ep" || smInfo["custom_attributes"] != "[redacted]" {
+		t.Errorf("sagemaker key = %v", res["sagemaker"])
+	}
+	if _, ok := res["cost"].(map[string]any); !ok {
+		t.Errorf("cost key = %v", res["cost"])
+	}
+	if res["model_id"] != "bench-ep" || int(num(t, res, "completed")) != 4 {
+		t.Errorf("model_id %v, completed %v", res["model_id"], res["completed"])
 	}
 }

@@ -2,9 +2,11 @@ package report
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -174,8 +176,34 @@ func writePy(w *bufio.Writer, v any) error {
 			}
 		}
 		w.WriteByte(']')
+	case map[string]any:
+		// Our own extras (SageMaker settings and the like): sorted keys, so
+		// the output stays deterministic.
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			writePyString(w, k)
+			w.WriteString(": ")
+			if err := writePy(w, x[k]); err != nil {
+				return err
+			}
+		}
+		w.WriteByte('}')
 	default:
-		return fmt.Errorf("report: cannot write %T as JSON", v)
+		// Structured extras (CloudWatch and cost summaries) carry their own
+		// JSON tags; encoding/json writes them (compact, fields in order).
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("report: cannot write %T as JSON: %w", v, err)
+		}
+		w.Write(b)
 	}
 	return nil
 }
