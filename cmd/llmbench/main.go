@@ -15,6 +15,10 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first Ctrl-C cancels ctx (the run stops sending, lets requests in
+	// flight finish briefly and saves what it measured); restoring the
+	// default handling then lets a second Ctrl-C quit at once.
+	context.AfterFunc(ctx, stop)
 	code := cli.Main(ctx, version, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

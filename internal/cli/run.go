@@ -464,6 +464,10 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		}
 		return err
 	}
+	stopNote := context.AfterFunc(ctx, func() {
+		fmt.Fprintf(errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
+	})
+	defer stopNote()
 	bar := newProgress(errw, len(reqs), f.disableTqdm)
 	rc.OnDone = func(*record.Record) { bar.add() }
 	wallStart := time.Now()
