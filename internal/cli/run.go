@@ -95,8 +95,8 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	default:
 		return usageErrorf("--backend %q: want openai, vllm, openai-chat or sagemaker", f.backend)
 	}
-	if f.numPrompts <= 0 {
-		return usageErrorf("--num-prompts must be positive (got %d)", f.numPrompts)
+	if f.ds.NumPrompts <= 0 {
+		return usageErrorf("--num-prompts must be positive (got %d)", f.ds.NumPrompts)
 	}
 	if f.maxConcurrency.set && f.maxConcurrency.v <= 0 {
 		return usageErrorf("--max-concurrency must be positive (got %d); leave it out for no limit", f.maxConcurrency.v)
@@ -256,7 +256,7 @@ func (o *runOptions) concurrency() int {
 	if o.f.maxConcurrency.set {
 		return o.f.maxConcurrency.v
 	}
-	return o.f.numPrompts
+	return o.f.ds.NumPrompts
 }
 
 // baseURL is --base-url, or http://HOST:PORT.
@@ -625,44 +625,8 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 
 // datasetConfig maps the flags onto the dataset package's config.
 func (o *runOptions) datasetConfig(env *Env) (dataset.Config, error) {
-	f := &o.f
-	c := dataset.DefaultConfig()
+	c := o.f.ds
 	c.Hub = hfhub.FromEnv(env.Getenv)
-	c.HFRevision = f.hfRevision
-	c.Name = f.datasetName
-	c.Path = f.datasetPath
-	c.NumPrompts = f.numPrompts
-	c.Seed = f.seed
-	if f.inputLen.set {
-		c.InputLen = f.inputLen.v
-	}
-	if f.outputLen.set {
-		c.OutputLen = f.outputLen.v
-	}
-	c.RandomInputLen = f.randomInputLen
-	c.RandomOutputLen = f.randomOutputLen
-	c.RandomRangeRatio = f.randomRangeRatio
-	c.RandomPrefixLen = f.randomPrefixLen
-	if f.sharegptOutputLen.set {
-		c.SharegptOutputLen = f.sharegptOutputLen.v
-	}
-	c.CustomOutputLen = f.customOutputLen
-	c.SkipChatTemplate = f.skipChatTemplate
-	c.HFSplit = f.hfSplit
-	c.HFSubset = f.hfSubset
-	c.HFPromptColumn = f.hfPromptColumn
-	if f.hfOutputLen.set {
-		c.HFOutputLen = f.hfOutputLen.v
-	}
-	c.PrefixRepetitionPrefixLen = f.prefixLen
-	c.PrefixRepetitionSuffixLen = f.suffixLen
-	c.PrefixRepetitionNumPrefixes = f.prefixNum
-	c.PrefixRepetitionOutputLen = f.prefixOutputLen
-	c.PrefixRepetitionZipf = f.prefixZipf
-	c.InputLenDist = f.inputLenDist
-	c.OutputLenDist = f.outputLenDist
-	c.NoOversample = f.noOversample
-	c.DisableShuffle = f.disableShuffle
 	if err := c.Validate(); err != nil {
 		return c, &UsageError{Err: err}
 	}
@@ -744,7 +708,7 @@ func (o *runOptions) recordParams(modelID string, haveTok bool, tokID string, re
 	if p.DurationS <= 0 {
 		p.DurationS = 1e-9 // nothing ran (interrupted at once); keep metrics defined
 	}
-	n := f.numPrompts
+	n := f.ds.NumPrompts
 	p.NumPrompts = &n
 	if g, _ := metrics.ParseGoodput(f.goodput); len(g) > 0 {
 		p.Goodput = g
@@ -853,7 +817,7 @@ func (o *runOptions) schedule(n int) ([]time.Duration, []load.RPSChange, error) 
 	a := load.Arrivals{
 		Rate:       float64(f.requestRate),
 		Burstiness: float64(f.burstiness),
-		Seed:       f.seed,
+		Seed:       f.ds.Seed,
 	}
 	if f.rampUpStrategy != "" {
 		a.RampStrategy = f.rampUpStrategy

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/dataset"
 )
 
 // runFlags holds "llmbench run"'s settings. Names, defaults and meanings are
@@ -37,32 +39,9 @@ type runFlags struct {
 
 	// Dataset.
 	datasetName       string
-	datasetPath       string
-	numPrompts        int
-	seed              int64
-	inputLen          optInt
-	outputLen         optInt
-	randomInputLen    int
-	randomOutputLen   int
-	randomRangeRatio  string
-	randomPrefixLen   int
-	sharegptOutputLen optInt
-	customOutputLen   int
-	skipChatTemplate  bool
-	noOversample      bool
-	disableShuffle    bool
-	hfSplit           string
-	hfSubset          string
-	hfOutputLen       optInt
-	hfPromptColumn    string
-	hfRevision        string
-	inputLenDist      string
-	outputLenDist     string
-	prefixNum         int
-	prefixLen         int
-	suffixLen         int
-	prefixOutputLen   int
-	prefixZipf        float64
+	// ds is bound directly to the dataset flags (its zero values mean
+	// vLLM's defaults, as the flags' do).
+	ds dataset.Config
 
 	// Load shaping.
 	requestRate     floatOrInf
@@ -128,33 +107,34 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.strictTokens, "strict-tokens", false, "fail when the server's /tokenize counts differ from ours (ours)")
 
 	// Dataset.
-	fs.StringVar(&f.datasetName, "dataset-name", "random", "dataset: random, sharegpt, custom, hf, prefix_repetition")
-	fs.StringVar(&f.datasetPath, "dataset-path", "", "dataset file, or a Hugging Face dataset id for hf")
-	fs.IntVar(&f.numPrompts, "num-prompts", 1000, "number of requests")
-	fs.Int64Var(&f.seed, "seed", 0, "random seed for the dataset and the arrival process")
-	fs.Var(&f.inputLen, "input-len", "overrides --random-input-len")
-	fs.Var(&f.outputLen, "output-len", "overrides the dataset's output length")
-	fs.IntVar(&f.randomInputLen, "random-input-len", 1024, "random dataset: prompt tokens")
-	fs.IntVar(&f.randomOutputLen, "random-output-len", 128, "random dataset: output tokens")
-	fs.StringVar(&f.randomRangeRatio, "random-range-ratio", "0.0", `random dataset: length spread in [0,1), or JSON {"input":a,"output":b}`)
-	fs.IntVar(&f.randomPrefixLen, "random-prefix-len", 0, "random dataset: shared prefix tokens")
-	fs.Var(&f.sharegptOutputLen, "sharegpt-output-len", "sharegpt: fixed output length")
-	fs.IntVar(&f.customOutputLen, "custom-output-len", 256, "custom dataset: output length (-1 = from the file)")
-	fs.BoolVar(&f.skipChatTemplate, "skip-chat-template", false, "custom dataset: send prompts without a chat template")
-	fs.BoolVar(&f.noOversample, "no-oversample", false, "don't repeat samples when the dataset is smaller than --num-prompts")
-	fs.BoolVar(&f.disableShuffle, "disable-shuffle", false, "keep dataset order")
-	fs.StringVar(&f.hfSplit, "hf-split", "", "hf dataset split")
-	fs.StringVar(&f.hfSubset, "hf-subset", "", "hf dataset subset (config)")
-	fs.Var(&f.hfOutputLen, "hf-output-len", "hf dataset output length")
-	fs.StringVar(&f.hfPromptColumn, "hf-prompt-column", "", "hf dataset prompt column (default: detected)")
-	fs.StringVar(&f.hfRevision, "hf-revision", "", "hf dataset revision: branch, tag or commit (default main)")
-	fs.StringVar(&f.inputLenDist, "input-len-dist", "", "draw prompt lengths from a distribution, e.g. normal:mean=512,std=128,min=16,max=2048 (ours)")
-	fs.StringVar(&f.outputLenDist, "output-len-dist", "", "draw output lengths from a distribution (ours)")
-	fs.IntVar(&f.prefixNum, "prefix-repetition-num-prefixes", 10, "prefix_repetition: distinct prefixes")
-	fs.IntVar(&f.prefixLen, "prefix-repetition-prefix-len", 256, "prefix_repetition: prefix tokens")
-	fs.IntVar(&f.suffixLen, "prefix-repetition-suffix-len", 256, "prefix_repetition: suffix tokens")
-	fs.IntVar(&f.prefixOutputLen, "prefix-repetition-output-len", 128, "prefix_repetition: output tokens")
-	fs.Float64Var(&f.prefixZipf, "prefix-repetition-zipf", 0, "prefix_repetition: Zipf exponent for prefix reuse (0 = equal use; ours)")
+	d := &f.ds
+	fs.StringVar(&d.Name, "dataset-name", "random", "dataset: random, sharegpt, custom, hf, prefix_repetition")
+	fs.StringVar(&d.Path, "dataset-path", "", "dataset file, or a Hugging Face dataset id for hf")
+	fs.IntVar(&d.NumPrompts, "num-prompts", 1000, "number of requests")
+	fs.Int64Var(&d.Seed, "seed", 0, "random seed for the dataset and the arrival process")
+	fs.IntVar(&d.InputLen, "input-len", 0, "overrides --random-input-len")
+	fs.IntVar(&d.OutputLen, "output-len", 0, "overrides the dataset's output length")
+	fs.IntVar(&d.RandomInputLen, "random-input-len", 1024, "random dataset: prompt tokens")
+	fs.IntVar(&d.RandomOutputLen, "random-output-len", 128, "random dataset: output tokens")
+	fs.StringVar(&d.RandomRangeRatio, "random-range-ratio", "0.0", `random dataset: length spread in [0,1), or JSON {"input":a,"output":b}`)
+	fs.IntVar(&d.RandomPrefixLen, "random-prefix-len", 0, "random dataset: shared prefix tokens")
+	fs.IntVar(&d.SharegptOutputLen, "sharegpt-output-len", 0, "sharegpt: fixed output length (default: the completion's length)")
+	fs.IntVar(&d.CustomOutputLen, "custom-output-len", 256, "custom dataset: output length (-1 = from the file)")
+	fs.BoolVar(&d.SkipChatTemplate, "skip-chat-template", false, "custom dataset: send prompts without a chat template")
+	fs.BoolVar(&d.NoOversample, "no-oversample", false, "don't repeat samples when the dataset is smaller than --num-prompts")
+	fs.BoolVar(&d.DisableShuffle, "disable-shuffle", false, "keep dataset order")
+	fs.StringVar(&d.HFSplit, "hf-split", "", "hf dataset split")
+	fs.StringVar(&d.HFSubset, "hf-subset", "", "hf dataset subset (config)")
+	fs.IntVar(&d.HFOutputLen, "hf-output-len", 0, "hf dataset output length")
+	fs.StringVar(&d.HFPromptColumn, "hf-prompt-column", "", "hf dataset prompt column (default: detected)")
+	fs.StringVar(&d.HFRevision, "hf-revision", "", "hf dataset revision: branch, tag or commit (default main)")
+	fs.StringVar(&d.InputLenDist, "input-len-dist", "", "draw prompt lengths from a distribution, e.g. normal:mean=512,std=128,min=16,max=2048 (ours)")
+	fs.StringVar(&d.OutputLenDist, "output-len-dist", "", "draw output lengths from a distribution (ours)")
+	fs.IntVar(&d.PrefixRepetitionNumPrefixes, "prefix-repetition-num-prefixes", 10, "prefix_repetition: distinct prefixes")
+	fs.IntVar(&d.PrefixRepetitionPrefixLen, "prefix-repetition-prefix-len", 256, "prefix_repetition: prefix tokens")
+	fs.IntVar(&d.PrefixRepetitionSuffixLen, "prefix-repetition-suffix-len", 256, "prefix_repetition: suffix tokens")
+	fs.IntVar(&d.PrefixRepetitionOutputLen, "prefix-repetition-output-len", 128, "prefix_repetition: output tokens")
+	fs.Float64Var(&d.PrefixRepetitionZipf, "prefix-repetition-zipf", 0, "prefix_repetition: Zipf exponent for prefix reuse (0 = equal use; ours)")
 
 	// Load.
 	fs.Var(&f.requestRate, "request-rate", "requests per second, or inf to send all at once")
