@@ -38,7 +38,7 @@ type runFlags struct {
 	strictTokens    bool
 
 	// Dataset.
-	datasetName       string
+	datasetName string
 	// ds is bound directly to the dataset flags (its zero values mean
 	// vLLM's defaults, as the flags' do).
 	ds dataset.Config
