@@ -9,7 +9,8 @@
 //     chunk write start);
 //   - ITL: client gaps between chunk reads vs server gaps between writes;
 //
-// reporting the means and their difference in ms. By default the simulator
+// reporting the means and their difference in ms, and the simulator's own
+// lateness (token-chunk write start - the time it was due). By default the simulator
 // runs in this process; -sim-bin runs "llmbench sim" as its own process
 // (build it first with go build -o /tmp/llmbench ./cmd/llmbench), so client
 // and server have separate Go runtimes, as against a real server. They still
@@ -47,6 +48,7 @@ import (
 type serverTruth struct {
 	arrival int64
 	writes  []int64
+	late    []int64 // write start - due, per token chunk (the simulator's own lateness)
 }
 
 func main() {
@@ -57,7 +59,7 @@ func main() {
 	chat := flag.Bool("chat", false, "use /v1/chat/completions")
 	simBin := flag.String("sim-bin", "", "run this llmbench binary's sim as a separate process (default: in-process)")
 	flag.Parse()
-	fmt.Printf("%-8s %-8s %12s %12s %9s %9s %12s %12s %9s %8s\n", "streams", "ok", "ttft-client", "ttft-server", "Δttft", "Δttft-p99", "itl-client", "itl-server", "Δitl", "chunks")
+	fmt.Printf("%-8s %-8s %12s %12s %9s %9s %12s %12s %9s %8s %10s %10s %9s\n", "streams", "ok", "ttft-client", "ttft-server", "Δttft", "Δttft-p99", "itl-client", "itl-server", "Δitl", "chunks", "late-p50", "late-p99", "late<1ms")
 	for _, f := range strings.Split(*streamsList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n <= 0 || n > 5000 {
@@ -94,6 +96,9 @@ func startInProcess(ctx context.Context, cfg sim.Config) (*server, error) {
 				for _, c := range tr.Chunks {
 					if tokenChunk(c.Kind) {
 						st.writes = append(st.writes, srv.Server.UnixNano(c.WriteStart))
+					}
+					if !c.Due.IsZero() {
+						st.late = append(st.late, int64(c.WriteStart.Sub(c.Due)))
 					}
 				}
 				out[tr.RequestID] = st
@@ -157,6 +162,7 @@ func startProcess(ctx context.Context, bin string, ttft, itl time.Duration) (*se
 					ArrivalNS int64  `json:"arrival_unix_ns"`
 					Chunks    []struct {
 						Kind         string `json:"kind"`
+						DueNS        int64  `json:"due_unix_ns"`
 						WriteStartNS int64  `json:"write_start_unix_ns"`
 					} `json:"chunks"`
 				}
@@ -167,6 +173,9 @@ func startProcess(ctx context.Context, bin string, ttft, itl time.Duration) (*se
 				for _, c := range line.Chunks {
 					if tokenChunk(c.Kind) {
 						st.writes = append(st.writes, c.WriteStartNS)
+					}
+					if c.DueNS != 0 {
+						st.late = append(st.late, c.WriteStartNS-c.DueNS)
 					}
 				}
 				out[line.RequestID] = st
@@ -224,6 +233,7 @@ func run(n, tokens int, ttft, itl time.Duration, chat bool, simBin string) error
 	}
 
 	var deltas []float64
+	var late []int64
 	var cTTFT, sTTFT, cITL, sITL float64
 	var nReq, nGap, ok int
 	for _, r := range res.Records {
@@ -239,6 +249,7 @@ func run(n, tokens int, ttft, itl time.Duration, chat bool, simBin string) error
 			return fmt.Errorf("request %d: server wrote %d token chunks, client saw %d", r.Index, len(tr.writes), len(r.ITL)+1)
 		}
 		nReq++
+		late = append(late, tr.late...)
 		server := float64(tr.writes[0]-tr.arrival) / 1e9
 		cTTFT += r.TTFT
 		sTTFT += server
@@ -253,9 +264,17 @@ func run(n, tokens int, ttft, itl time.Duration, chat bool, simBin string) error
 		return fmt.Errorf("%d streams: no successful request to compare", n)
 	}
 	slices.Sort(deltas)
+	slices.Sort(late)
+	within := 0
+	for _, l := range late {
+		if l <= int64(time.Millisecond) {
+			within++
+		}
+	}
 	ms := func(sum float64, k int) float64 { return 1e3 * sum / float64(k) }
-	fmt.Printf("%-8d %-8d %12.3f %12.3f %9.3f %9.3f %12.3f %12.3f %9.3f %8d\n", n, ok,
+	fmt.Printf("%-8d %-8d %12.3f %12.3f %9.3f %9.3f %12.3f %12.3f %9.3f %8d %10.3f %10.3f %8.1f%%\n", n, ok,
 		ms(cTTFT, nReq), ms(sTTFT, nReq), ms(cTTFT-sTTFT, nReq), 1e3*deltas[len(deltas)*99/100],
-		ms(cITL, nGap), ms(sITL, nGap), ms(cITL-sITL, nGap), nGap+nReq)
+		ms(cITL, nGap), ms(sITL, nGap), ms(cITL-sITL, nGap), nGap+nReq,
+		float64(late[len(late)/2])/1e6, float64(late[len(late)*99/100])/1e6, 100*float64(within)/float64(len(late)))
 	return nil
 }
