@@ -4,20 +4,15 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/hfhub"
+	"github.com/llmbench/llmbench/internal/hfhub/hubtest"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -167,59 +162,25 @@ func TestHFLocalFilesAndLayouts(t *testing.T) {
 	}
 }
 
-// fakeHub serves one dataset repository the way the Hugging Face hub does:
-// the revision API (commit + file list) and resolve/ downloads with
-// X-Repo-Commit and ETag headers. It demands a bearer token.
-type fakeHub struct {
-	repo, sha, token string
-	files            map[string][]byte
-	downloads        atomic.Int32
-}
-
-func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+h.token {
-		http.Error(w, "unauthorized", http.StatusUnauthorized)
-		return
-	}
-	if r.URL.Path == "/api/datasets/"+h.repo+"/revision/main" {
-		var sib []map[string]string
-		for name := range h.files {
-			sib = append(sib, map[string]string{"rfilename": name})
-		}
-		sib = append(sib, map[string]string{"rfilename": ".gitattributes"})
-		json.NewEncoder(w).Encode(map[string]any{"sha": h.sha, "siblings": sib})
-		return
-	}
-	prefix := "/datasets/" + h.repo + "/resolve/" + h.sha + "/"
-	name, ok := strings.CutPrefix(r.URL.Path, prefix)
-	data, exists := h.files[name]
-	if !ok || !exists {
-		w.Header().Set("X-Error-Code", "EntryNotFound")
-		http.NotFound(w, r)
-		return
-	}
-	sum := sha256.Sum256(data)
-	w.Header().Set("X-Repo-Commit", h.sha)
-	w.Header().Set("ETag", `"`+hex.EncodeToString(sum[:])+`"`)
-	w.Header().Set("Content-Length", fmt.Sprint(len(data)))
-	if r.Method == http.MethodGet {
-		h.downloads.Add(1)
-		w.Write(data)
-	}
-}
-
+// TestHFFakeHubThenOfflineCache downloads a private dataset (every request
+// must carry the token) from the hub, then reads it back offline.
 func TestHFFakeHubThenOfflineCache(t *testing.T) {
 	t.Parallel()
 	tok := realTokenizer(t, "gpt2")
-	hub := &fakeHub{repo: "acme/tides", sha: strings.Repeat("ab", 20), token: "hf_test_secret", files: map[string][]byte{
-		"data/train-00000-of-00001.parquet": parquetBytes(t, convRows("train", 30)),
-		"data/test-00000-of-00001.parquet":  parquetBytes(t, convRows("test", 3)),
-		"README.md":                         []byte("# card\n"),
-	}}
-	srv := httptest.NewServer(hub)
-	defer srv.Close()
+	const token = "hf_test_secret"
+	hub, url := hubtest.Start(t)
+	hub.SetToken(token)
+	train := "data/train-00000-of-00001.parquet"
+	sha := hub.Add(hubtest.Repo{Type: hubtest.Dataset, ID: "acme/tides", Commit: strings.Repeat("ab", 20), Private: true,
+		Files: map[string][]byte{
+			train:                              parquetBytes(t, convRows("train", 30)),
+			"data/test-00000-of-00001.parquet": parquetBytes(t, convRows("test", 3)),
+			"README.md":                        []byte("# card\n"),
+		},
+		LFS: []string{train, "data/test-00000-of-00001.parquet"},
+	})
 	cache := t.TempDir()
-	online := &hfhub.Client{Endpoint: srv.URL, Token: hub.token, CacheDir: cache, HTTP: srv.Client()}
+	online := &hfhub.Client{Endpoint: url, Token: token, CacheDir: cache}
 	cfg := Config{Name: HF, Path: "acme/tides", NumPrompts: 10, Seed: 3, Hub: online}
 	first, warns, err := Load(t.Context(), cfg, tok)
 	if err != nil {
@@ -233,30 +194,31 @@ func TestHFFakeHubThenOfflineCache(t *testing.T) {
 			t.Errorf("prompt from the wrong split: %q", r.Prompt)
 		}
 	}
-	if got := hub.downloads.Load(); got != 1 {
-		t.Errorf("%d downloads, want 1 (the train split only)", got)
+	if got, gotTrain := hub.Downloads(), hub.FileDownloads(hubtest.Dataset, "acme/tides", train); got != 1 || gotTrain != 1 {
+		t.Errorf("%d downloads (%d of the train split), want 1 (the train split only)", got, gotTrain)
 	}
 	if !strings.Contains(strings.Join(warns, "|"), "downloaded 1 file") {
 		t.Errorf("warnings %v", warns)
 	}
 	for _, w := range warns {
-		if strings.Contains(w, hub.token) {
+		if strings.Contains(w, token) {
 			t.Fatal("a warning leaks the token")
 		}
 	}
 	// huggingface_hub's layout: refs/main -> commit, snapshot symlink to a blob.
 	ref, err := os.ReadFile(filepath.Join(cache, "datasets--acme--tides", "refs", "main"))
-	if err != nil || string(ref) != hub.sha {
+	if err != nil || string(ref) != sha {
 		t.Fatalf("refs/main = %q, %v", ref, err)
 	}
-	snapFile := filepath.Join(cache, "datasets--acme--tides", "snapshots", hub.sha, "data", "train-00000-of-00001.parquet")
+	snapFile := filepath.Join(cache, "datasets--acme--tides", "snapshots", sha, "data", "train-00000-of-00001.parquet")
 	if st, err := os.Lstat(snapFile); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("snapshot file %s: %v (want a symlink to blobs/)", snapFile, err)
 	}
 
-	// Offline, from the cache alone: the same requests.
-	srv.Close()
-	cfg.Hub = &hfhub.Client{CacheDir: cache, Offline: true}
+	// Offline, from the cache alone: the same requests, and the hub (still
+	// listening) is not asked anything.
+	asked := hub.RequestCount()
+	cfg.Hub = &hfhub.Client{Endpoint: url, Token: token, CacheDir: cache, Offline: true}
 	second, _, err := Load(t.Context(), cfg, tok)
 	if err != nil {
 		t.Fatal(err)
@@ -275,27 +237,30 @@ func TestHFFakeHubThenOfflineCache(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "HF_HUB_OFFLINE") {
 		t.Errorf("offline missing dataset: %v", err)
 	}
+	if n := hub.RequestCount(); n != asked {
+		t.Errorf("offline loads asked the hub %d times: %v", n-asked, hub.Requests()[asked:])
+	}
 }
 
 func TestHFFakeHubErrors(t *testing.T) {
 	t.Parallel()
 	tok := realTokenizer(t, "gpt2")
-	hub := &fakeHub{repo: "acme/tides", sha: strings.Repeat("cd", 20), token: "right", files: map[string][]byte{
-		"notes.txt": []byte("no data here"),
-	}}
-	srv := httptest.NewServer(hub)
-	defer srv.Close()
+	hub, url := hubtest.Start(t)
+	hub.SetToken("right")
+	hub.Add(hubtest.Repo{Type: hubtest.Dataset, ID: "acme/tides", Commit: strings.Repeat("cd", 20), Private: true,
+		Files: map[string][]byte{"notes.txt": []byte("no data here")}})
 	for _, tc := range []struct {
 		name, token, repo string
 		want              []string
 	}{
 		{"bad token", "wrong", "acme/tides", []string{"acme/tides", "HF_TOKEN"}},
+		{"no token", "", "acme/tides", []string{"acme/tides", "HF_TOKEN"}},
 		{"no such dataset", "right", "acme/none", []string{"acme/none", "404"}},
 		{"no data files", "right", "acme/tides", []string{"acme/tides", "no data files"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Config{Name: HF, Path: tc.repo, NumPrompts: 1,
-				Hub: &hfhub.Client{Endpoint: srv.URL, Token: tc.token, CacheDir: t.TempDir(), HTTP: srv.Client()}}
+				Hub: &hfhub.Client{Endpoint: url, Token: tc.token, CacheDir: t.TempDir()}}
 			_, _, err := Load(t.Context(), cfg, tok)
 			if err == nil {
 				t.Fatal("no error")

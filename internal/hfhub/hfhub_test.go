@@ -11,48 +11,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/hfhub/hubtest"
 )
 
-// fakeHub is a loopback stand-in for the Hugging Face hub's resolve
-// endpoint, answering as the real one does: HEAD/GET on
-// /{repo}/resolve/{revision}/{file} with X-Repo-Commit and ETag, LFS files
-// redirected to a CDN path with X-Linked-Etag (their sha256), 404s with
-// X-Error-Code, 401 for gated repositories without a token.
-type fakeHub struct {
-	t      *testing.T
-	commit string
-	files  map[string]map[string][]byte // repo -> file -> content
-	lfs    map[string]bool              // file names served as LFS
-	gated  map[string]bool
-	token  string
-	moved  map[string]string // old repo -> new repo
-
-	mu       sync.Mutex
-	requests []string
-}
-
-func newFakeHub(t *testing.T) (*fakeHub, *httptest.Server) {
-	h := &fakeHub{
-		t:      t,
-		commit: strings.Repeat("ab", 20),
-		files:  map[string]map[string][]byte{},
-		lfs:    map[string]bool{},
-		gated:  map[string]bool{},
-		moved:  map[string]string{},
-	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return h, srv
-}
-
-func (h *fakeHub) count() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.requests)
-}
-
+// gitSHA1 and sha256hex compute the ETags the hub gives regular and LFS
+// files independently of hubtest, so the layout checks below also catch a
+// fake that names blobs wrongly.
 func gitSHA1(b []byte) string {
 	s := sha1.New()
 	fmt.Fprintf(s, "blob %d\x00", len(b))
@@ -63,73 +29,6 @@ func gitSHA1(b []byte) string {
 func sha256hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
-}
-
-func (h *fakeHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.mu.Lock()
-	h.requests = append(h.requests, r.Method+" "+r.URL.Path)
-	h.mu.Unlock()
-	if strings.HasPrefix(r.URL.Path, "/cdn/") {
-		for _, files := range h.files {
-			for _, b := range files {
-				if "/cdn/"+sha256hex(b) == r.URL.Path {
-					w.Header().Set("Content-Length", fmt.Sprint(len(b)))
-					if r.Method == http.MethodGet {
-						w.Write(b)
-					}
-					return
-				}
-			}
-		}
-		http.NotFound(w, r)
-		return
-	}
-	path := strings.TrimPrefix(r.URL.Path, "/")
-	path = strings.TrimPrefix(path, "datasets/")
-	i := strings.Index(path, "/resolve/")
-	if i < 0 {
-		http.NotFound(w, r)
-		return
-	}
-	repo, rest := path[:i], path[i+len("/resolve/"):]
-	rev, file, _ := strings.Cut(rest, "/")
-	if to, ok := h.moved[repo]; ok {
-		http.Redirect(w, r, "/"+to+"/resolve/"+rev+"/"+file, http.StatusTemporaryRedirect)
-		return
-	}
-	files, ok := h.files[repo]
-	if !ok {
-		w.Header().Set("X-Error-Code", "RepoNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	if h.gated[repo] && r.Header.Get("Authorization") != "Bearer "+h.token {
-		w.WriteHeader(http.StatusUnauthorized)
-		return
-	}
-	if rev != "main" && rev != h.commit {
-		w.Header().Set("X-Error-Code", "RevisionNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	w.Header().Set("X-Repo-Commit", h.commit)
-	b, ok := files[file]
-	if !ok {
-		w.Header().Set("X-Error-Code", "EntryNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	if h.lfs[file] {
-		w.Header().Set("X-Linked-Etag", `"`+sha256hex(b)+`"`)
-		w.Header().Set("Location", "/cdn/"+sha256hex(b))
-		w.WriteHeader(http.StatusFound)
-		return
-	}
-	w.Header().Set("ETag", `"`+gitSHA1(b)+`"`)
-	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
-	if r.Method == http.MethodGet {
-		w.Write(b)
-	}
 }
 
 func testClient(t *testing.T, endpoint string) *Client {
@@ -179,12 +78,13 @@ func TestTokenFile(t *testing.T) {
 }
 
 func TestDownloadIntoCacheLayout(t *testing.T) {
-	hub, srv := newFakeHub(t)
+	hub, url := hubtest.Start(t)
 	small := []byte(`{"bos_token": "<s>"}`)
 	big := []byte(`{"model": "pretend this is 30 MB"}`)
-	hub.files["org/model"] = map[string][]byte{"tokenizer_config.json": small, "tokenizer.json": big}
-	hub.lfs["tokenizer.json"] = true
-	c := testClient(t, srv.URL)
+	files := map[string][]byte{"tokenizer_config.json": small, "tokenizer.json": big}
+	lfs := map[string]bool{"tokenizer.json": true}
+	commit := hub.Add(hubtest.Repo{ID: "org/model", Files: files, LFS: []string{"tokenizer.json"}})
+	c := testClient(t, url)
 	repo := Repo{ID: "org/model"}
 
 	for _, f := range []string{"tokenizer.json", "tokenizer_config.json"} {
@@ -193,76 +93,75 @@ func TestDownloadIntoCacheLayout(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(p)
-		if want := hub.files["org/model"][f]; string(got) != string(want) {
+		if want := files[f]; string(got) != string(want) {
 			t.Errorf("%s content = %q, want %q", f, got, want)
 		}
 		// huggingface_hub's layout: snapshots/<commit>/<file> -> ../../blobs/<etag>
 		root := filepath.Join(c.CacheDir, "models--org--model")
-		if want := filepath.Join(root, "snapshots", hub.commit, f); p != want {
+		if want := filepath.Join(root, "snapshots", commit, f); p != want {
 			t.Errorf("path = %s, want %s", p, want)
 		}
 		link, err := os.Readlink(p)
 		if err != nil {
 			t.Fatalf("%s is not a symlink: %v", p, err)
 		}
-		etag := gitSHA1(hub.files["org/model"][f])
-		if hub.lfs[f] {
-			etag = sha256hex(hub.files["org/model"][f])
+		etag := gitSHA1(files[f])
+		if lfs[f] {
+			etag = sha256hex(files[f])
 		}
 		if want := filepath.Join("..", "..", "blobs", etag); link != want {
 			t.Errorf("link = %s, want %s", link, want)
 		}
 	}
 	ref, err := os.ReadFile(filepath.Join(c.CacheDir, "models--org--model", "refs", "main"))
-	if err != nil || string(ref) != hub.commit {
-		t.Errorf("refs/main = %q (%v), want %q", ref, err, hub.commit)
+	if err != nil || string(ref) != commit {
+		t.Errorf("refs/main = %q (%v), want %q", ref, err, commit)
 	}
 
 	// A second lookup, even offline, comes from the cache.
-	n := hub.count()
+	n := hub.RequestCount()
 	c.Offline = true
 	if _, err := c.File(t.Context(), repo, "tokenizer.json"); err != nil {
 		t.Fatal(err)
 	}
-	if hub.count() != n {
-		t.Errorf("cached file was fetched again: %v", hub.requests[n:])
+	if hub.RequestCount() != n {
+		t.Errorf("cached file was fetched again: %v", hub.Requests()[n:])
 	}
 	// Pinned to the commit, it is found without refs.
-	if _, found, _ := c.Cached(Repo{ID: "org/model", Revision: hub.commit}, "tokenizer.json"); !found {
+	if _, found, _ := c.Cached(Repo{ID: "org/model", Revision: commit}, "tokenizer.json"); !found {
 		t.Error("file not found by commit hash")
 	}
 }
 
 func TestMissingFileIsRemembered(t *testing.T) {
-	hub, srv := newFakeHub(t)
-	hub.files["org/model"] = map[string][]byte{"tokenizer.json": []byte("{}")}
-	c := testClient(t, srv.URL)
+	hub, url := hubtest.Start(t)
+	commit := hub.Add(hubtest.Repo{ID: "org/model", Files: map[string][]byte{"tokenizer.json": []byte("{}")}})
+	c := testClient(t, url)
 	repo := Repo{ID: "org/model"}
 	_, err := c.File(t.Context(), repo, "tokenizer_config.json")
 	if !errors.Is(err, ErrNotFound) {
 		t.Fatalf("err = %v, want ErrNotFound", err)
 	}
-	marker := filepath.Join(c.CacheDir, "models--org--model", ".no_exist", hub.commit, "tokenizer_config.json")
+	marker := filepath.Join(c.CacheDir, "models--org--model", ".no_exist", commit, "tokenizer_config.json")
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("no .no_exist marker: %v", err)
 	}
-	n := hub.count()
+	n := hub.RequestCount()
 	c.Offline = true
 	if _, err := c.File(t.Context(), repo, "tokenizer_config.json"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("offline err = %v, want ErrNotFound from the marker", err)
 	}
-	if hub.count() != n {
+	if hub.RequestCount() != n {
 		t.Error("the hub was asked again")
 	}
 }
 
 func TestHubErrors(t *testing.T) {
-	hub, srv := newFakeHub(t)
-	hub.files["org/gated"] = map[string][]byte{"tokenizer.json": []byte("{}")}
-	hub.gated["org/gated"] = true
-	hub.token = "hf_secret_value"
-	hub.files["org/new"] = map[string][]byte{"tokenizer.json": []byte(`{"moved": true}`)}
-	hub.moved["org/old"] = "org/new"
+	hub, url := hubtest.Start(t)
+	hub.Add(hubtest.Repo{ID: "org/gated", Files: map[string][]byte{"tokenizer.json": []byte("{}")}, Gated: true})
+	hub.SetToken("hf_secret_value")
+	hub.Add(hubtest.Repo{ID: "org/new", Files: map[string][]byte{"tokenizer.json": []byte(`{"moved": true}`)}})
+	hub.Move(hubtest.Model, "org/old", "org/new")
 
 	tests := []struct {
 		name     string
@@ -283,7 +182,7 @@ func TestHubErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := testClient(t, srv.URL)
+			c := testClient(t, url)
 			c.Token = tc.token
 			c.Offline = tc.offline
 			p, err := c.File(t.Context(), tc.repo, "tokenizer.json")
@@ -321,9 +220,9 @@ func TestUnreachableHub(t *testing.T) {
 }
 
 func TestDatasetRepo(t *testing.T) {
-	hub, srv := newFakeHub(t)
-	hub.files["org/data"] = map[string][]byte{"train.jsonl": []byte("{}\n")}
-	c := testClient(t, srv.URL)
+	hub, url := hubtest.Start(t)
+	hub.Add(hubtest.Repo{Type: hubtest.Dataset, ID: "org/data", Files: map[string][]byte{"train.jsonl": []byte("{}\n")}})
+	c := testClient(t, url)
 	p, err := c.File(t.Context(), Repo{ID: "org/data", Type: Dataset}, "train.jsonl")
 	if err != nil {
 		t.Fatal(err)
@@ -331,21 +230,19 @@ func TestDatasetRepo(t *testing.T) {
 	if !strings.Contains(p, "datasets--org--data") {
 		t.Errorf("path %s not in datasets--org--data", p)
 	}
-	if got := hub.requests[0]; got != "HEAD /datasets/org/data/resolve/main/train.jsonl" {
+	if got := hub.Requests()[0]; got != "HEAD /datasets/org/data/resolve/main/train.jsonl" {
 		t.Errorf("first request = %q", got)
 	}
 }
 
 func TestChecksumMismatchIsRejected(t *testing.T) {
-	hub, srv := newFakeHub(t)
-	hub.files["org/model"] = map[string][]byte{"tokenizer.json": []byte("good")}
-	hub.lfs["tokenizer.json"] = true
+	hub := hubtest.New()
+	hub.Add(hubtest.Repo{ID: "org/model", Files: map[string][]byte{"tokenizer.json": []byte("good")}, LFS: []string{"tokenizer.json"}})
 	// Serve different bytes at the CDN path than the advertised sha256.
 	mux := http.NewServeMux()
-	mux.HandleFunc("/cdn/", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("evil")) })
+	mux.HandleFunc(hubtest.CDNPrefix, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("evil")) })
 	mux.Handle("/", hub)
-	srv.Config.Handler = mux
-	c := testClient(t, srv.URL)
+	c := testClient(t, hubtest.Serve(t, mux))
 	_, err := c.File(t.Context(), Repo{ID: "org/model"}, "tokenizer.json")
 	if err == nil || !strings.Contains(err.Error(), "sha256") {
 		t.Fatalf("err = %v, want a sha256 mismatch", err)

@@ -1,8 +1,6 @@
 package tokenizer
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/hfhub"
+	"github.com/llmbench/llmbench/internal/hfhub/hubtest"
 )
 
 // gpt2Files returns the committed GPT-2 tokenizer.json and config.
@@ -23,37 +22,6 @@ func gpt2Files(t testing.TB) (tokJSON, config []byte) {
 	return readGzip(t, filepath.Join(testdataDir, "gpt2", "tokenizer.json.gz")), cfg
 }
 
-// miniHub serves repo files at /{repo}/resolve/{rev}/{file} as the hub
-// does, counting requests.
-type miniHub struct {
-	mu    sync.Mutex
-	files map[string][]byte // "repo/file" -> content
-	hits  int
-}
-
-func (h *miniHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.mu.Lock()
-	h.hits++
-	h.mu.Unlock()
-	repo, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/resolve/")
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	_, file, _ := strings.Cut(rest, "/")
-	w.Header().Set("X-Repo-Commit", strings.Repeat("c0", 20))
-	b, ok := h.files[repo+"/"+file]
-	if !ok {
-		w.Header().Set("X-Error-Code", "EntryNotFound")
-		w.WriteHeader(http.StatusNotFound)
-		return
-	}
-	w.Header().Set("ETag", `"`+strings.Repeat("e", 39)+string(rune('0'+len(file)%10))+`"`)
-	if r.Method == http.MethodGet {
-		w.Write(b)
-	}
-}
-
 func hubClient(t *testing.T, url string) *hfhub.Client {
 	env := map[string]string{"HF_HUB_CACHE": t.TempDir(), "HF_ENDPOINT": url, "HOME": t.TempDir()}
 	return hfhub.FromEnv(func(k string) string { return env[k] })
@@ -61,14 +29,14 @@ func hubClient(t *testing.T, url string) *hfhub.Client {
 
 func TestLoadFromHubThenCache(t *testing.T) {
 	tokJSON, cfg := gpt2Files(t)
-	hub := &miniHub{files: map[string][]byte{
-		"openai-community/gpt2/tokenizer.json":        tokJSON,
-		"openai-community/gpt2/tokenizer_config.json": cfg,
-		"Xenova/gpt-4o/tokenizer.json":                tokJSON, // stands in for o200k_base
-	}}
-	srv := httptest.NewServer(hub)
-	defer srv.Close()
-	client := hubClient(t, srv.URL)
+	hub, url := hubtest.Start(t)
+	hub.Add(hubtest.Repo{ID: "openai-community/gpt2", Files: map[string][]byte{
+		"tokenizer.json":        tokJSON,
+		"tokenizer_config.json": cfg,
+	}})
+	// Stands in for o200k_base; served through LFS like large files on the hub.
+	hub.Add(hubtest.Repo{ID: "Xenova/gpt-4o", Files: map[string][]byte{"tokenizer.json": tokJSON}, LFS: []string{"tokenizer.json"}})
+	client := hubClient(t, url)
 
 	tok, err := Load(t.Context(), "openai-community/gpt2", Options{Hub: client})
 	if err != nil {
@@ -81,13 +49,13 @@ func TestLoadFromHubThenCache(t *testing.T) {
 		t.Errorf("ID %q, SpecialIDs %v", tok.ID(), tok.SpecialIDs())
 	}
 	// The next load, offline, is served by the cache alone.
-	hits := hub.hits
+	hits := hub.RequestCount()
 	client.Offline = true
 	if _, err := Load(t.Context(), "openai-community/gpt2", Options{Hub: client}); err != nil {
 		t.Fatalf("offline load from cache: %v", err)
 	}
-	if hub.hits != hits {
-		t.Errorf("offline load asked the hub %d times", hub.hits-hits)
+	if n := hub.RequestCount(); n != hits {
+		t.Errorf("offline load asked the hub %d times", n-hits)
 	}
 	// Offline with no cached copy fails clearly.
 	_, err = Load(t.Context(), "google/gemma-3-4b-it", Options{Hub: client})
