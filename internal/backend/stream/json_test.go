@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -195,6 +196,14 @@ func TestDecoder(t *testing.T) {
 		{"negative token count", ModeAuto, `{"usage":{"completion_tokens":-1}}`, refMessage{}, true},
 		{"fractional token count", ModeAuto, `{"usage":{"completion_tokens":1.5}}`, refMessage{}, true},
 		{"NaN is not JSON", ModeAuto, `{"a":NaN}`, refMessage{}, true},
+		{"deep nesting within encoding/json's limit", ModeAuto,
+			`{"x":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`,
+			refMessage{PromptTokens: none, CompletionTokens: none}, false},
+		{"nesting beyond encoding/json's limit", ModeAuto,
+			`{"x":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, refMessage{}, true},
+		{"duplicate keys: the last wins", ModeChat,
+			`{"choices":[{"delta":{"content":"a","content":"b"}}],"choices":[{"delta":{"content":"c"}}]}`,
+			refMessage{Choices: 1, Text: "c", PromptTokens: none, CompletionTokens: none}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
