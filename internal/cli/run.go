@@ -287,7 +287,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		return err
 	}
 	f := &o.f
-	out, errw := env.Stdout, env.Stderr
+	// stderr is written from more than one goroutine during the run (the
+	// progress bar, the interrupt note), so writes to it are serialised.
+	out, errw := env.Stdout, io.Writer(&lockedWriter{w: env.Stderr})
 
 	// Backend.
 	var (
@@ -468,7 +470,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		fmt.Fprintf(errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
 	})
 	defer stopNote()
-	bar := newProgress(errw, len(reqs), f.disableTqdm)
+	bar := newProgress(env.Stderr, errw, len(reqs), f.disableTqdm)
 	rc.OnDone = func(*record.Record) { bar.add() }
 	wallStart := time.Now()
 	res, err := runner.Run(ctx, rc)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -13,14 +14,28 @@ import (
 	"github.com/llmbench/llmbench/internal/report"
 )
 
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 // progress is a tqdm-like bar on stderr. It draws only on a terminal and
 // is fed from the runner's completion goroutine, never from a request's.
 type progress struct {
 	bar *progressbar.ProgressBar
 }
 
-func newProgress(w io.Writer, total int, disabled bool) *progress {
-	f, ok := w.(*os.File)
+// newProgress draws on w when term is a terminal (ttyCheck is w's underlying
+// writer, for the check).
+func newProgress(ttyCheck, w io.Writer, total int, disabled bool) *progress {
+	f, ok := ttyCheck.(*os.File)
 	if disabled || !ok || !term.IsTerminal(int(f.Fd())) {
 		return &progress{}
 	}
