@@ -32,8 +32,8 @@ type progress struct {
 	bar *progressbar.ProgressBar
 }
 
-// newProgress draws on w when term is a terminal (ttyCheck is w's underlying
-// writer, for the check).
+// newProgress draws on w when ttyCheck (w's underlying writer) is a
+// terminal.
 func newProgress(ttyCheck, w io.Writer, total int, disabled bool) *progress {
 	f, ok := ttyCheck.(*os.File)
 	if disabled || !ok || !term.IsTerminal(int(f.Fd())) {
