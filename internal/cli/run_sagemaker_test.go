@@ -141,8 +141,14 @@ func timedSim(t *testing.T, mod func(*sim.Config)) *sim.Running {
 	})
 }
 
-var smCommon = []string{"--num-prompts", "8", "--max-concurrency", "4", "--random-input-len", "24",
-	"--random-output-len", "16", "--seed", "3"}
+// smCommon is the comparison workload: 3 streams of 32 tokens 40 ms apart,
+// 2 at a time. 1-byte parts cost the SDK client real decode time per part
+// (spec A.4 #14: ~200 event-stream messages per chat chunk), and under the
+// race detector, with other test binaries on the same 2 cores, a heavier
+// load starves the client and its stamps fall behind: the 2 % bound would
+// then measure the CI machine, not the tool.
+var smCommon = []string{"--num-prompts", "3", "--max-concurrency", "2", "--random-input-len", "24",
+	"--random-output-len", "32", "--seed", "3"}
 
 // TestRunSageMakerThroughProxyMatchesDirect: through llmbench proxy at
 // part sizes 1, 7, 4096 and random, --backend sagemaker measures what the
