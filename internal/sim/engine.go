@@ -153,33 +153,44 @@ func (sl *sleeper) until(deadline time.Time, wake <-chan *seq, onWake func(*seq)
 
 // fixedEngine gives token i (0-based) of every request the due time
 // arrival + TTFT + i*ITL, whatever the load. A min-heap of next due times
-// and one timer drive all sequences.
-type fixedEngine struct {
-	ttft, itl time.Duration
-	in        chan *seq
-	quit      chan struct{}
-	done      chan struct{}
-	h         dueHeap
-	sl        *sleeper
+// mailbox is what both engines share: arrivals go in, quit stops the
+// engine goroutine, done closes when it has stopped.
+type mailbox struct {
+	in   chan *seq
+	quit chan struct{}
+	done chan struct{}
 }
 
-func newFixedEngine(ttft, itl time.Duration, sl *sleeper) *fixedEngine {
-	e := &fixedEngine{ttft: ttft, itl: itl, in: make(chan *seq, 4096),
-		quit: make(chan struct{}), done: make(chan struct{}), sl: sl}
-	go e.loop()
-	return e
+func newMailbox() mailbox {
+	return mailbox{in: make(chan *seq, 4096), quit: make(chan struct{}), done: make(chan struct{})}
 }
 
-func (e *fixedEngine) submit(s *seq) {
+// submit hands s to the engine (dropped once the engine stopped).
+func (m *mailbox) submit(s *seq) {
 	select {
-	case e.in <- s:
-	case <-e.quit:
+	case m.in <- s:
+	case <-m.quit:
 	}
 }
 
-func (e *fixedEngine) close() {
-	close(e.quit)
-	<-e.done
+// close stops the engine and waits for its goroutine to end.
+func (m *mailbox) close() {
+	close(m.quit)
+	<-m.done
+}
+
+// and one timer drive all sequences.
+type fixedEngine struct {
+	ttft, itl time.Duration
+	mailbox
+	h  dueHeap
+	sl *sleeper
+}
+
+func newFixedEngine(ttft, itl time.Duration, sl *sleeper) *fixedEngine {
+	e := &fixedEngine{ttft: ttft, itl: itl, mailbox: newMailbox(), sl: sl}
+	go e.loop()
+	return e
 }
 
 func (e *fixedEngine) add(s *seq) {
@@ -260,10 +271,8 @@ func (h *dueHeap) Pop() any {
 
 // batchEngine is the continuous-batching model documented on Batching.
 type batchEngine struct {
-	m       Batching
-	in      chan *seq
-	quit    chan struct{}
-	done    chan struct{}
+	m Batching
+	mailbox
 	waiting []*seq
 	running []*seq
 	kvUsed  int
@@ -271,22 +280,9 @@ type batchEngine struct {
 }
 
 func newBatchEngine(m Batching, sl *sleeper) *batchEngine {
-	e := &batchEngine{m: m, in: make(chan *seq, 4096), quit: make(chan struct{}),
-		done: make(chan struct{}), sl: sl}
+	e := &batchEngine{m: m, mailbox: newMailbox(), sl: sl}
 	go e.loop()
 	return e
-}
-
-func (e *batchEngine) submit(s *seq) {
-	select {
-	case e.in <- s:
-	case <-e.quit:
-	}
-}
-
-func (e *batchEngine) close() {
-	close(e.quit)
-	<-e.done
 }
 
 func (e *batchEngine) add(s *seq) {
