@@ -151,8 +151,6 @@ func (sl *sleeper) until(deadline time.Time, wake <-chan *seq, onWake func(*seq)
 	}
 }
 
-// fixedEngine gives token i (0-based) of every request the due time
-// arrival + TTFT + i*ITL, whatever the load. A min-heap of next due times
 // mailbox is what both engines share: arrivals go in, quit stops the
 // engine goroutine, done closes when it has stopped.
 type mailbox struct {
@@ -179,6 +177,8 @@ func (m *mailbox) close() {
 	<-m.done
 }
 
+// fixedEngine gives token i (0-based) of every request the due time
+// arrival + TTFT + i*ITL, whatever the load. A min-heap of next due times
 // and one timer drive all sequences.
 type fixedEngine struct {
 	ttft, itl time.Duration
