@@ -37,10 +37,8 @@ type runFlags struct {
 	numWarmups      int
 	strictTokens    bool
 
-	// Dataset.
-	datasetName string
-	// ds is bound directly to the dataset flags (its zero values mean
-	// vLLM's defaults, as the flags' do).
+	// Dataset: ds is bound directly to the dataset flags (its zero values
+	// mean vLLM's defaults, as the flags' do).
 	ds dataset.Config
 
 	// Load shaping.

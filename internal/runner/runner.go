@@ -73,7 +73,9 @@ type Result struct {
 	NotSent int
 }
 
-// ErrNotReady wraps a failed ready check.
+// ErrNotReady wraps a failed ready check. The text is vLLM's, word for word.
+//
+//lint:ignore ST1005 vLLM's exact message, capital and all
 var ErrNotReady = errors.New("Initial test run failed - Please make sure benchmark arguments are correctly specified")
 
 func (c *Config) event(format string, a ...any) {

@@ -134,7 +134,6 @@ type encoder struct {
 	contUsg  bool
 	inputs   string
 	finish   string // final finish reason
-	prefix   []byte // openai: chunk JSON up to the choice content
 	envelope []byte // openai: {"id":...,"model":...,
 }
 
