@@ -201,7 +201,7 @@ func TestRedactValue(t *testing.T) {
 		{"header", "Authorization=Bearer sk-123", "Authorization=[redacted]", 1},
 		{"header", "x-api-key=abc", "x-api-key=[redacted]", 1},
 		{"header", "X-Amz-Security-Token=abc", "X-Amz-Security-Token=[redacted]", 1},
-		{"header", "X-Team=blue", "X-Team=blue", 0},
+		{"header", "X-Team=blue", "X-Team=[redacted]", 1}, // any header value may be a credential (X-Portkey-Virtual-Id, ...)
 		{"metadata", "hf_token=abc", "hf_token=[redacted]", 1},
 		{"metadata", "team=blue", "team=blue", 0},
 		{"custom-attributes", "trace=1;secret=2", "[redacted]", 1},

@@ -581,9 +581,10 @@ func writeCommand(w io.Writer, fs *pflag.FlagSet, sources map[string]string) int
 var secretWords = []string{"auth", "key", "token", "secret", "password", "passwd", "cookie", "credential", "signature", "session"}
 
 // redactValue hides the secret part of a flag value, returning how many
-// values it hid: --custom-attributes whole, the value of a --header or
-// --metadata KEY=VALUE whose key looks like a credential, and a password
-// in a URL.
+// values it hid: --custom-attributes whole, every --header value (headers
+// are how credentials reach a server, and no list of key words knows every
+// vendor's header name), the value of a --metadata KEY=VALUE whose key
+// looks like a credential, and a password in a URL.
 func redactValue(flag, v string) (string, int) {
 	switch flag {
 	case "custom-attributes":
@@ -595,6 +596,9 @@ func redactValue(flag, v string) (string, int) {
 		k, val, ok := strings.Cut(v, "=")
 		if !ok || strings.TrimSpace(val) == "" {
 			return v, 0
+		}
+		if flag == "header" {
+			return k + "=[redacted]", 1
 		}
 		lk := strings.ToLower(k)
 		for _, w := range secretWords {
