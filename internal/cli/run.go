@@ -177,20 +177,22 @@ func parseHeaders(items []string) ([]openai.Header, error) {
 	for _, it := range items {
 		k, v, ok := strings.Cut(it, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usageErrorf("--header %q: want KEY=VALUE", redactHeader(it))
+			return nil, usageErrorf("--header %s: want KEY=VALUE, e.g. --header 'Authorization=Bearer ...'", redactHeader(it))
 		}
 		hs = append(hs, openai.Header{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
 	}
 	return hs, nil
 }
 
-// redactHeader keeps a malformed header's name but never its value, which
-// may be a credential.
+// redactHeader names a malformed --header item without its value, which
+// may be a credential: the text before the first ":" or blank (the header
+// name in "Authorization: Bearer sk-..."), else nothing at all (a bare
+// item may be the token itself).
 func redactHeader(item string) string {
-	if len(item) > 24 {
-		return item[:8] + "..."
+	if i := strings.IndexAny(item, ": \t"); i > 0 {
+		return strconv.Quote(item[:i]+" ...") + " (value hidden)"
 	}
-	return item
+	return "item (value hidden)"
 }
 
 // parseMetadata checks --metadata KEY=VALUE items.

@@ -377,6 +377,19 @@ func TestRunBadInput(t *testing.T) {
 	}
 }
 
+// TestRunBadHeaderHidesValue: a malformed --header is reported without
+// its value, which is usually the credential (curl's "Name: value" form,
+// or the bare token).
+func TestRunBadHeaderHidesValue(t *testing.T) {
+	t.Parallel()
+	for _, h := range []string{"Authorization: Bearer sk-SECRET", "sk-SECRET", "X-Api-Key:sk-SECRET-with-a-long-tail"} {
+		code, out, errs := runCLI(t, "run", "--no-config", "--header", h)
+		if code != 2 || !strings.Contains(errs, "--header") || strings.Contains(out+errs, "SECRET") {
+			t.Errorf("--header %q: exit %d, stderr %q; want exit 2, a --header error, no value", h, code, errs)
+		}
+	}
+}
+
 // TestRunHFDatasetFromCache: --dataset-name hf reads a dataset from the
 // Hugging Face cache named by the environment, offline.
 func TestRunHFDatasetFromCache(t *testing.T) {
