@@ -345,10 +345,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 			models, err := openai.ListModels(mctx, c.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
 			cancel()
 			if err != nil {
-				return fmt.Errorf("no --model given and GET %s/v1/models failed: %w", o.baseURL(), err)
-			}
-			if len(models) == 0 {
-				return fmt.Errorf("no --model given and %s/v1/models lists no model", o.baseURL())
+				// err names the URL; ListModels fails on an empty list too.
+				return fmt.Errorf("no --model given, and the server's model list could not be read: %w", err)
 			}
 			modelID = models[0].ID
 			if models[0].Root != "" {
