@@ -428,10 +428,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	}
 
 	// vLLM prints these before the run.
-	rateText := "inf"
-	if !math.IsInf(float64(f.requestRate), 1) {
-		rateText = pyFloat(float64(f.requestRate))
-	}
+	// Python's str() of a float is its repr ("inf", "10.0").
+	rateText := report.PyRepr(float64(f.requestRate))
 	burstKind := "Gamma distribution"
 	if float64(f.burstiness) == 1 {
 		burstKind = "Poisson process"
@@ -446,7 +444,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	} else {
 		fmt.Fprintf(out, "Traffic request rate: %s\n", rateText)
 	}
-	fmt.Fprintf(out, "Burstiness factor: %s (%s)\n", pyFloat(float64(f.burstiness)), burstKind)
+	fmt.Fprintf(out, "Burstiness factor: %s (%s)\n", report.PyRepr(float64(f.burstiness)), burstKind)
 	fmt.Fprintf(out, "Maximum request concurrency: %s\n", conc)
 
 	// Ready check, warm-ups, the timed run.
@@ -796,19 +794,6 @@ func writeRecordsFile(path string, p *record.Params, recs []record.Record) error
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return fh.Close()
-}
-
-// pyFloat prints a float as Python's str() does for the values vLLM prints
-// here (1.0, 10.0, 0.5, inf).
-func pyFloat(v float64) string {
-	if math.IsInf(v, 1) {
-		return "inf"
-	}
-	s := strconv.FormatFloat(v, 'g', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
 }
 
 // schedule computes the intended send offsets with vLLM's arrival process,
