@@ -525,7 +525,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := report.WriteSpecifics(out, title, sum); err != nil {
 		return err
 	}
-	if err := writeClientSide(out, sum, f.fromIntended); err != nil {
+	if err := report.WriteClientTiming(out, sum, f.fromIntended); err != nil {
 		return err
 	}
 	if tok == nil && !f.skipTokenizer {

@@ -320,3 +320,42 @@ func TestSaveResult(t *testing.T) {
 		t.Errorf("overwritten file = %q", got)
 	}
 }
+
+// TestClientTimingLines: llmbench's own section uses the table's layout,
+// shows only the blocks that have data, and the intended-time blocks only
+// when asked.
+func TestClientTimingLines(t *testing.T) {
+	t.Parallel()
+	p := record.ConformanceDefaults()
+	p.DurationS = 2
+	p.MaxConcurrency = ptr(2)
+	p.MetricPercentiles = "50"
+	recs := testRecords()
+	s := summaryFor(t, &p, recs)
+	want := []string{
+		"========= Client-side Timing (llmbench) ==========",
+		"----------------Client queue time-----------------",
+		"Mean Queue (ms):                         62.50     ",
+		"Median Queue (ms):                       62.50     ",
+		"P50 Queue (ms):                          62.50     ",
+		"----------Dispatch lag (sent - intended)----------",
+		"Mean Lag (ms):                           0.00      ",
+		"Median Lag (ms):                         0.00      ",
+		"P50 Lag (ms):                            0.00      ",
+		"==================================================",
+	}
+	if diff := cmp.Diff(want, ClientTimingLines(s, false)); diff != "" {
+		t.Errorf("client timing (-want +got):\n%s", diff)
+	}
+	got := ClientTimingLines(s, true)
+	if diff := cmp.Diff([]string{
+		"-----------TTFT from intended send time-----------",
+		"Mean TTFT* (ms):                         212.50    ",
+	}, got[9:11]); diff != "" || len(got) != len(want)+8 {
+		t.Errorf("with fromIntended, %d lines (-want +got):\n%s", len(got), diff)
+	}
+	var none metrics.Summary
+	if l := ClientTimingLines(&none, true); l != nil {
+		t.Errorf("without data: %q, want nothing", l)
+	}
+}

@@ -134,17 +134,64 @@ func TableLines(s *metrics.Summary, p *record.Params) []string {
 	if tok {
 		add(lineF2("Total token throughput (tok/s):", s.TotalTokenThroughput))
 	}
-	for _, st := range s.Metrics {
-		names := metricNames[st.Metric]
-		add(Center(names.header, '-'))
-		add(lineF2("Mean "+names.short+" (ms):", st.Mean))
-		add(lineF2("Median "+names.short+" (ms):", st.Median))
-		for i, pct := range s.Percentiles {
-			add(lineF2("P"+PercentileLabel(pct)+" "+names.short+" (ms):", st.Percentiles[i]))
-		}
+	for i := range s.Metrics {
+		names := metricNames[s.Metrics[i].Metric]
+		l = appendStats(l, names.header, names.short, &s.Metrics[i], s.Percentiles)
 	}
 	add(strings.Repeat("=", Width))
 	return l
+}
+
+// appendStats appends one statistics block as vLLM prints it: header
+// centred with "-", then "Mean SHORT (ms):", "Median SHORT (ms):" and
+// "P<p> SHORT (ms):" per percentile.
+func appendStats(l []string, header, short string, st *metrics.Stats, pcts []float64) []string {
+	l = append(l, Center(header, '-'),
+		lineF2("Mean "+short+" (ms):", st.Mean),
+		lineF2("Median "+short+" (ms):", st.Median))
+	for i, pct := range pcts {
+		l = append(l, lineF2("P"+PercentileLabel(pct)+" "+short+" (ms):", st.Percentiles[i]))
+	}
+	return l
+}
+
+// ClientTimingLines returns llmbench's "Client-side Timing" section, in
+// the table's layout: how long requests queued for a concurrency slot, how
+// late the client sent them against the schedule, and (with fromIntended)
+// TTFT and E2EL measured from the intended send time. It is empty when the
+// Summary has none of these.
+func ClientTimingLines(s *metrics.Summary, fromIntended bool) []string {
+	type block struct {
+		header, short string
+		st            *metrics.Stats
+	}
+	x := &s.Extra
+	blocks := []block{
+		{"Client queue time", "Queue", x.ClientQueue},
+		{"Dispatch lag (sent - intended)", "Lag", x.DispatchLag},
+	}
+	if fromIntended {
+		blocks = append(blocks,
+			block{"TTFT from intended send time", "TTFT*", x.TTFTFromIntended},
+			block{"E2EL from intended send time", "E2EL*", x.E2ELFromIntended})
+	}
+	var l []string
+	for _, b := range blocks {
+		if b.st != nil {
+			l = appendStats(l, b.header, b.short, b.st, s.Percentiles)
+		}
+	}
+	if len(l) == 0 {
+		return nil
+	}
+	l = append([]string{Center(" Client-side Timing (llmbench) ", '=')}, l...)
+	return append(l, strings.Repeat("=", Width))
+}
+
+// WriteClientTiming writes the client-side timing section (see
+// ClientTimingLines).
+func WriteClientTiming(w io.Writer, s *metrics.Summary, fromIntended bool) error {
+	return writeLines(w, ClientTimingLines(s, fromIntended))
 }
 
 // WriteTable writes vLLM's result table (see TableLines).
