@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmbench/llmbench/internal/jsonscan"
 )
 
 var sampleShareGPTPath = repoTestdata("dataset", "sharegpt_sample.json")
@@ -265,8 +268,9 @@ func TestShareGPTBadInput(t *testing.T) {
 }
 
 // TestShareGPTFastScanMatchesEncodingJSON: the single-pass scanner and the
-// encoding/json path agree on every file the scanner accepts, and the
-// scanner declines malformed files (so errors come from encoding/json).
+// encoding/json path agree on every file the scanner accepts, the scanner
+// accepts every file encoding/json does (so it is really the path taken),
+// and it declines malformed files (so errors come from encoding/json).
 func TestShareGPTFastScanMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
 	sample, err := os.ReadFile(sampleShareGPTPath)
@@ -278,6 +282,9 @@ func TestShareGPTFastScanMatchesEncodingJSON(t *testing.T) {
 		slow, sn, serr := parseShareGPTSlow("f.json", []byte(tc))
 		if serr != nil && fok {
 			t.Errorf("%.60q: scanner accepted a file encoding/json rejects (%v)", tc, serr)
+		}
+		if serr == nil && !fok {
+			t.Errorf("%.60q: scanner declined a file encoding/json accepts", tc)
 		}
 		if fok && (fn != sn || !cmp.Equal(fast, slow, cmp.AllowUnexported(shareGPTEntry{}))) {
 			t.Errorf("%.60q: fast %d/%v, slow %d/%v", tc, fn, fast, sn, slow)
@@ -303,6 +310,7 @@ func shareGPTScanCases(sample []byte) []string {
 		"[{\"conversations\": [\"tab\tinside\"]}]",
 		`[{"conv\u0065rsations": [{"value": "a"}, {"value": "b"}]}]`,
 		`[1, 2]`,
+		`[null, {"conversations": [{"value": "a"}, {"value": "b"}]}, null]`,
 		`{"conversations": []}`,
 		"\xef\xbb\xbf[]",
 	}
@@ -318,6 +326,11 @@ func FuzzShareGPTScan(f *testing.F) {
 		slow, sn, serr := parseShareGPTSlow("f.json", data)
 		if fok && serr != nil {
 			t.Fatalf("scanner accepted what encoding/json rejects: %v", serr)
+		}
+		// encoding/json counts its depth limit per entry, the scanner from
+		// the top-level array, so only very deep files may differ here.
+		if !fok && serr == nil && bytes.Count(data, []byte("["))+bytes.Count(data, []byte("{")) < jsonscan.MaxDepth {
+			t.Fatal("scanner declined what encoding/json accepts")
 		}
 		if fok && (fn != sn || !cmp.Equal(fast, slow, cmp.AllowUnexported(shareGPTEntry{}))) {
 			t.Fatalf("fast %d/%v, slow %d/%v", fn, fast, sn, slow)
