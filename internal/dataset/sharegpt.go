@@ -155,7 +155,9 @@ func parseShareGPTSlow(path string, data []byte) ([]shareGPTEntry, int, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, 0, jsonErr(path, data, dec, err, what)
 	}
-	if dec.More() {
+	// Not dec.More(): it reports false for a stray ']' or '}', which would
+	// let "[...]]" through.
+	if _, err := dec.Token(); err != io.EOF {
 		line, col := lineCol(data, dec.InputOffset())
 		return nil, 0, fmt.Errorf("%s:%d:%d: unexpected data after the top-level array", path, line, col)
 	}

@@ -243,6 +243,7 @@ func TestShareGPTBadInput(t *testing.T) {
 			[]string{"bad.json:3", "entry 1", "conversations[0]", "\"value\""}},
 		{"conversations not a list of objects", "[\n{\"conversations\": [1, 2]}\n]", []string{"bad.json:2", "entry 0", "\"value\""}},
 		{"no usable rows", "[{\"conversations\": [{\"value\": \"hi\"}, {\"value\": \"yo\"}]}]", []string{"bad.json", "no usable rows"}},
+		{"stray closing bracket", "[{\"conversations\": [{\"value\": \"a b c d e\"}, {\"value\": \"1 2 3 4\"}]}]\n]", []string{"bad.json:2:1", "unexpected data after the top-level array"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeFile(t, dir, "bad.json", tc.content)
@@ -304,6 +305,8 @@ func shareGPTScanCases(sample []byte) []string {
 		`[{"conversations": [{"value": "a"}]}, {"conversations": [{"value": "x"}, {"value": "y"}], "conversations": [{"value": "z"}]}]`,
 		`[{"conversations": [{"value": "a"}, {"value": "b"}]},]`,
 		`[{"conversations": [{"value": "a"}, {"value": "b"}]}] trailing`,
+		`[{"conversations": [{"value": "a"}, {"value": "b"}]}]]`,
+		"[]\n}",
 		`[{"conversations": [{"value": "unterminated}]}]`,
 		`[{"conversations": [01]}]`,
 		`[{"conversations": [tru]}]`,
