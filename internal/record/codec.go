@@ -140,16 +140,6 @@ func Read(r io.Reader) (Params, []Record, Format, error) {
 	return p, recs, FormatConformance, err
 }
 
-// ReadJSONLines reads our JSON-lines records format.
-func ReadJSONLines(r io.Reader) (Params, []Record, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	first, err := br.ReadBytes('\n')
-	if err != nil && err != io.EOF {
-		return Params{}, nil, err
-	}
-	return readJSONLines(first, br)
-}
-
 func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 	h := Header{Params: headerDefaults()}
 	if err := unmarshalLine(first, &h, true); err != nil {
@@ -251,18 +241,10 @@ type conformanceFile struct {
 	Requests    []Record        `json:"requests"`
 }
 
-// ReadConformance reads the conformance input format ({description, params,
-// requests}); absent params take the format's defaults
+// decodeConformance decodes the conformance input format ({description,
+// params, requests}); absent params take the format's defaults
 // (ConformanceDefaults, num_prompts = number of requests). Record i gets
 // Index i.
-func ReadConformance(r io.Reader) (Params, []Record, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return Params{}, nil, err
-	}
-	return decodeConformance(data)
-}
-
 func decodeConformance(data []byte) (Params, []Record, error) {
 	var f conformanceFile
 	if err := json.Unmarshal(data, &f); err != nil {

@@ -151,6 +151,3 @@ func (r *Record) Validate() error {
 	}
 	return nil
 }
-
-// EndTime is StartTime + Latency: when the last token chunk arrived.
-func (r *Record) EndTime() float64 { return r.StartTime + r.Latency }
