@@ -123,6 +123,9 @@ func readJSONArrayRows(path string, data []byte) ([]hfRow, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, jsonErr(path, data, dec, err, what)
 	}
+	if err := jsonEnd(path, data, dec); err != nil {
+		return nil, err
+	}
 	return rows, nil
 }
 

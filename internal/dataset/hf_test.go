@@ -86,6 +86,7 @@ func TestHFLocalFilesAndLayouts(t *testing.T) {
 	})))
 	writeFile(t, dir, "rows.jsonl", `{"question": "What is the tallest mountain in Africa?", "answer": "Mount Kilimanjaro, at about 5,895 metres."}`+"\n")
 	writeFile(t, dir, "rows.json", `[{"prompt": "Give one tip for better sleep."}, {"prompt": "And another one, please?"}]`)
+	writeFile(t, dir, "trailing.json", `[{"prompt": "Give one tip for better sleep."}]`+"\n]")
 	writeFile(t, dir, "odd.parquet", string(parquetBytes(t, []pqOddRow{{"A short title about river tides", 1}})))
 
 	for _, tc := range []struct {
@@ -140,6 +141,7 @@ func TestHFLocalFilesAndLayouts(t *testing.T) {
 		{"no usable column", "odd.parquet", "", "", []string{"odd.parquet row 0", "no usable prompt column", "score, title", "--hf-prompt-column"}},
 		{"unknown column", "rows.json", "", "body", []string{"rows.json:1", "no column \"body\"", "prompt"}},
 		{"unknown split", "conv", "validation", "", []string{"conv", "split \"validation\"", "train-00000-of-00001.parquet"}},
+		{"data after the array", "trailing.json", "", "", []string{"trailing.json:2:1", "unexpected data after the top-level array"}},
 		{"not data", "conv/README.md", "", "", []string{"README.md", "not JSON, JSON lines or Parquet"}},
 		{"neither path nor id", "no/such/thing", "", "", []string{"no/such/thing", "not a dataset id"}},
 	} {

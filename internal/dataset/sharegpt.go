@@ -82,6 +82,18 @@ func jsonErr(path string, data []byte, dec *json.Decoder, err error, what string
 	return fmt.Errorf("%s:%d:%d: %s: %v", path, line, col, what, err)
 }
 
+// jsonEnd reports "FILE:LINE:COL: unexpected data after the top-level
+// array" unless only whitespace follows the array dec has just closed. Not
+// dec.More(): it reports false for a stray ']' or '}', which would let
+// "[...]]" through.
+func jsonEnd(path string, data []byte, dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		line, col := lineCol(data, dec.InputOffset())
+		return fmt.Errorf("%s:%d:%d: unexpected data after the top-level array", path, line, col)
+	}
+	return nil
+}
+
 // readShareGPT parses a ShareGPT JSON file (a top-level array of objects,
 // each with a "conversations" list of {"from", "value"} turns) and keeps the
 // entries with at least two turns, as vLLM's load_data does.
@@ -155,11 +167,8 @@ func parseShareGPTSlow(path string, data []byte) ([]shareGPTEntry, int, error) {
 	if _, err := dec.Token(); err != nil {
 		return nil, 0, jsonErr(path, data, dec, err, what)
 	}
-	// Not dec.More(): it reports false for a stray ']' or '}', which would
-	// let "[...]]" through.
-	if _, err := dec.Token(); err != io.EOF {
-		line, col := lineCol(data, dec.InputOffset())
-		return nil, 0, fmt.Errorf("%s:%d:%d: unexpected data after the top-level array", path, line, col)
+	if err := jsonEnd(path, data, dec); err != nil {
+		return nil, 0, err
 	}
 	return kept, total, nil
 }
