@@ -139,7 +139,7 @@ absolute value ("p99_ttft_ms>250"). KEY is any numeric key of the result
 JSON. Each crossed bound is reported on its own line on stderr.`,
 		Example: `  llmbench compare baseline.json candidate.json
   llmbench compare a.json b.json --fail-if 'p99_ttft_ms>+10%' --fail-if 'output_throughput<-5%'`,
-		Args: cobra.MinimumNArgs(2),
+		Args: argsBetween(2, -1, "want two or more result files"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "json" {
 				return usageErrorf("--format %q: want table or json", format)

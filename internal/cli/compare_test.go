@@ -190,7 +190,7 @@ func TestCompareBadInput(t *testing.T) {
 		{"missing file", []string{"compare", a, filepath.Join(dir, "nope.json")}, "no such file"},
 		{"invalid JSON", []string{"compare", a, bad}, "bad.json: invalid JSON at byte"},
 		{"not a result", []string{"compare", a, notResult}, "not a benchmark result"},
-		{"one file", []string{"compare", a}, "requires at least 2 arg"},
+		{"one file", []string{"compare", a}, "compare: want two or more result files, got 1"},
 		{"bad bound", []string{"compare", a, a, "--fail-if", "p99_ttft_ms=10%"}, "want KEY>BOUND"},
 		{"bad bound number", []string{"compare", a, a, "--fail-if", "p99_ttft_ms>ten%"}, `bound "ten" is not a number`},
 		{"unknown key", []string{"compare", a, a, "--fail-if", "p99_foo_ms>1"}, "has no numeric p99_foo_ms"},

@@ -58,7 +58,7 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 		Example: `  llmbench demo
   llmbench demo --max-concurrency 16 --num-prompts 64
   llmbench demo --sim-preset fast --backend openai-chat --goodput ttft:200`,
-		Args: cobra.NoArgs,
+		Args: argsBetween(0, 0, "takes flags only"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			p, err := sim.LookupPreset(preset)

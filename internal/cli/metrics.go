@@ -46,7 +46,7 @@ appends an "llmbench" object with our own figures (--extras=false drops it).`,
 		Example: `  llmbench metrics results.records.jsonl
   llmbench metrics run.input.json --format json --date 20260101-000000
   llmbench metrics run.records.jsonl --metric-percentiles 50,90,99 --goodput ttft:500 tpot:50`,
-		Args: cobra.ExactArgs(1),
+		Args: argsBetween(1, 1, `want one records file ("-" for standard input)`),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
 			case "table", "json", "filename":

@@ -248,7 +248,7 @@ func TestMetricsBadInput(t *testing.T) {
 		{"percentile not a number", []string{"metrics", good, "--metric-percentiles", "p99"}, `metric percentile "p99" is not a number`},
 		{"bad format", []string{"metrics", good, "--format", "yaml"}, `--format "yaml"`},
 		{"bad date", []string{"metrics", good, "--date", "2026-01-01"}, "want YYYYMMDD-HHMMSS"},
-		{"no file", []string{"metrics"}, "accepts 1 arg"},
+		{"no file", []string{"metrics"}, "metrics: want one records file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,7 +39,7 @@ Upstream errors come back as SageMaker does it: a non-200 answer as 424
 ModelError carrying the original status and body, a connection that breaks
 mid-stream as a ModelStreamError (StreamBroken) frame. No request signing
 is checked.`,
-		Args: cobra.NoArgs,
+		Args: argsBetween(0, 0, "takes flags only"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if upstream == "" {
 				return usageErrorf("--upstream is required (the OpenAI-compatible server's base URL)")

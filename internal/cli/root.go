@@ -37,6 +37,18 @@ func usageErrorf(format string, a ...any) error {
 	return &UsageError{Err: fmt.Errorf(format, a...)}
 }
 
+// argsBetween accepts from min to max positional arguments (max < 0: no
+// limit); otherwise a *UsageError naming the command and what it takes,
+// instead of cobra's "accepts 1 arg(s), received 0".
+func argsBetween(min, max int, want string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < min || (max >= 0 && len(args) > max) {
+			return usageErrorf("%s: %s, got %d argument(s) (see %s --help)", cmd.Name(), want, len(args), cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
 // ExitError carries a specific exit code for a command that ran but must
 // report failure (for example a crossed --fail-if bound). Its message, if
 // any, is printed on one line.

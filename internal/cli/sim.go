@@ -54,7 +54,7 @@ deterministic words, one token each.
 --truth-log FILE writes one JSON line per request: arrival, and for every
 chunk the write start/end (Unix ns from the monotonic clock) and its token
 count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
-		Args: cobra.NoArgs,
+		Args: argsBetween(0, 0, "takes flags only"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.listPresets {
 				for _, p := range sim.Presets {

@@ -35,7 +35,7 @@ encoding name (cl100k_base, o200k_base).
 
 With --batch FILE.json (a JSON array of strings) it prints a JSON array of id
 lists instead, one per string, in order.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: argsBetween(0, 1, "want at most one TEXT (quote it)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if name == "" {
 				return usageErrorf("tokenize: --tokenizer is required")
