@@ -110,6 +110,9 @@ appends an "llmbench" object with our own figures (--extras=false drops it).`,
 			if err := report.WriteWarnings(env.Stderr, s); err != nil {
 				return err
 			}
+			if p.Interrupted {
+				fmt.Fprintln(env.Stderr, "note: this run was interrupted (Ctrl-C): the figures cover only the requests it finished")
+			}
 			if format == "json" {
 				opt := report.ResultOptions{Detailed: detailed, Extras: extras}
 				if err := report.WriteResult(env.Stdout, s, &p, recs, opt); err != nil {

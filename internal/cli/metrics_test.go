@@ -191,14 +191,28 @@ func TestMetricsJSONLines(t *testing.T) {
 	}
 
 	// The table of our records ends with the specifics section.
-	code, out, _ = mcRun(t, "metrics", path)
+	code, out, errOut = mcRun(t, "metrics", path)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(errOut, "interrupted") {
+		t.Errorf("a complete run is reported as interrupted: %q", errOut)
 	}
 	for _, want := range []string{"============== SageMaker Specifics ===============\n", "Error breakdown:                         3         \n  unclassified:                          3         \n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestMetricsInterrupted: recomputing a run stopped with Ctrl-C says its
+// figures are partial.
+func TestMetricsInterrupted(t *testing.T) {
+	t.Parallel()
+	path := mcJSONLines(t, "basic_stream", func(p *record.Params, _ []record.Record) { p.Interrupted = true })
+	code, _, errOut := mcRun(t, "metrics", path)
+	if code != 0 || !strings.Contains(errOut, "interrupted") {
+		t.Errorf("exit %d, stderr %q; want a note that the run was interrupted", code, errOut)
 	}
 }
 
