@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strings"
@@ -141,7 +142,8 @@ func decodeObject(body []byte, into *map[string]json.RawMessage) *apiError {
 	if err := dec.Decode(into); err != nil {
 		return badRequest("JSON decode error: %v", err)
 	}
-	if dec.More() {
+	// Not dec.More(): it reports false for a stray ']' or '}'.
+	if _, err := dec.Token(); err != io.EOF {
 		return badRequest("JSON decode error: trailing data after the request object")
 	}
 	if *into == nil {

@@ -36,6 +36,8 @@ func TestParseRequest(t *testing.T) {
 		{"JSON array", KindCompletion, `[1]`, Request{}, "JSON decode error"},
 		{"JSON null", KindCompletion, `null`, Request{}, "must be a JSON object"},
 		{"trailing data", KindCompletion, `{"prompt":"x"} {}`, Request{}, "trailing data"},
+		{"trailing bracket", KindCompletion, `{"prompt":"x"}]`, Request{}, "trailing data"},
+		{"trailing whitespace", KindCompletion, "{\"prompt\":\"x\"}\r\n ", Request{Kind: KindCompletion, Prompt: "x"}, ""},
 		{"missing prompt", KindCompletion, `{"max_tokens":3}`, Request{}, "prompt: Field required"},
 		{"two prompts", KindCompletion, `{"prompt":["a","b"]}`, Request{}, "not supported"},
 		{"fractional max_tokens", KindCompletion, `{"prompt":"x","max_tokens":1.5}`, Request{}, "valid integer"},
