@@ -184,9 +184,7 @@ func (e *Writer) WriteException(name, code, msg string) error {
 		body["ErrorCode"] = code
 	}
 	payload, _ := json.Marshal(body)
-	e.frame.Reset()
-	e.frames++
-	err := e.enc.Encode(&e.frame, awses.Message{
+	return e.writeMessage(awses.Message{
 		Headers: awses.Headers{
 			{Name: ":exception-type", Value: awses.StringValue(name)},
 			{Name: ":content-type", Value: awses.StringValue("application/json")},
@@ -194,29 +192,25 @@ func (e *Writer) WriteException(name, code, msg string) error {
 		},
 		Payload: payload,
 	})
-	if err != nil {
-		return err
-	}
-	if _, err := e.w.Write(e.frame.Bytes()); err != nil {
-		return err
-	}
-	e.flush()
-	return nil
 }
 
 // WriteError writes an unmodeled ":message-type error" frame, which the SDK
 // reports as a generic API error with that code and message.
 func (e *Writer) WriteError(code, msg string) error {
-	e.frame.Reset()
-	e.frames++
-	err := e.enc.Encode(&e.frame, awses.Message{
+	return e.writeMessage(awses.Message{
 		Headers: awses.Headers{
 			{Name: ":error-code", Value: awses.StringValue(code)},
 			{Name: ":error-message", Value: awses.StringValue(msg)},
 			{Name: ":message-type", Value: awses.StringValue("error")},
 		},
 	})
-	if err != nil {
+}
+
+// writeMessage encodes one message, writes it and flushes.
+func (e *Writer) writeMessage(m awses.Message) error {
+	e.frame.Reset()
+	e.frames++
+	if err := e.enc.Encode(&e.frame, m); err != nil {
 		return err
 	}
 	if _, err := e.w.Write(e.frame.Bytes()); err != nil {
