@@ -190,6 +190,14 @@ func TestSendTiming(t *testing.T) {
 	if ttft := resp.ChunkTimes[0].Sub(resp.Start); ttft < 2*pause {
 		t.Errorf("ttft %v shorter than the server's %v before the first chunk was complete", ttft, 2*pause)
 	}
+	// The lower bounds above also hold for a client that buffers the
+	// whole body and stamps afterwards; this one does not. The server
+	// completes the last chunk 4*pause after the first, so the stamps
+	// must span most of that (a stamp is late only by scheduling delay,
+	// and the first would have to be late by 3*pause to break this).
+	if span, want := resp.ChunkTimes[2].Sub(resp.ChunkTimes[0]), pause; span < want {
+		t.Errorf("first to last chunk stamped %v apart, want >= %v: chunks stamped after buffering, not on arrival", span, want)
+	}
 }
 
 // TestSendErrors covers every error class.
