@@ -1,4 +1,4 @@
-package report_test
+package report
 
 import (
 	"bytes"
@@ -9,9 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/report/reporttest"
 )
 
@@ -56,35 +54,22 @@ func loadCase(t *testing.T, name string) (record.Params, []record.Record, expect
 	return p, recs, exp
 }
 
-func summarize(t *testing.T, p *record.Params, recs []record.Record) *metrics.Summary {
-	t.Helper()
-	mp, err := metrics.ParamsFrom(p, metrics.Whitespace{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := metrics.Summarize(recs, mp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestConformance(t *testing.T) {
 	t.Parallel()
 	for _, name := range conformanceCases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			p, recs, exp := loadCase(t, name)
-			s := summarize(t, &p, recs)
+			s := summaryFor(t, &p, recs)
 
-			if diff := cmp.Diff(exp.ConsoleTable, report.TableLines(s, &p)); diff != "" {
+			if diff := cmp.Diff(exp.ConsoleTable, TableLines(s, &p)); diff != "" {
 				t.Errorf("console table (-want +got):\n%s", diff)
 			}
-			if got := report.ResultFilename(&p); got != exp.ResultFilename {
+			if got := ResultFilename(&p); got != exp.ResultFilename {
 				t.Errorf("result filename = %q, want %q", got, exp.ResultFilename)
 			}
 			var buf bytes.Buffer
-			if err := report.WriteResult(&buf, s, &p, recs, report.ResultOptions{Detailed: true}); err != nil {
+			if err := WriteResult(&buf, s, &p, recs, ResultOptions{Detailed: true}); err != nil {
 				t.Fatal(err)
 			}
 			exact, total := reporttest.CompareResult(t, exp.SaveResult, buf.Bytes())
