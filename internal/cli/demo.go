@@ -65,6 +65,11 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 			if err != nil {
 				return &UsageError{Err: fmt.Errorf("--sim-preset: %w", err)}
 			}
+			for _, name := range []string{"base-url", "host", "port"} {
+				if cmd.Flags().Changed(name) {
+					return usageErrorf("demo runs against its own simulator and ignores --%s; to measure a server use llmbench run --%s", name, name)
+				}
+			}
 			if o.f.backend == "sagemaker" {
 				return usageErrorf("demo runs against the simulator's OpenAI API; for SageMaker use llmbench sim and llmbench run --backend sagemaker --endpoint-url")
 			}

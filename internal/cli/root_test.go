@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// TestPositionalArgs: a wrong number of arguments is bad input (exit 2)
+// TestBadCommandInput: a wrong number of arguments is bad input (exit 2)
 // with one line that names the command and what it takes, for every
 // command (cobra's own "unknown command" for demo foo misled).
-func TestPositionalArgs(t *testing.T) {
+func TestBadCommandInput(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		args []string
@@ -20,6 +20,9 @@ func TestPositionalArgs(t *testing.T) {
 		{[]string{"tokenize", "a", "b"}, "tokenize: want at most one TEXT"},
 		{[]string{"metrics", "a", "b"}, "metrics: want one records file"},
 		{[]string{"compare"}, "compare: want two or more result files, got 0"},
+		// demo never silently drops the server a user named.
+		{[]string{"demo", "--base-url", "http://127.0.0.1:8000"}, "use llmbench run --base-url"},
+		{[]string{"demo", "--port", "8000"}, "ignores --port"},
 	} {
 		code, out, errs := runCLI(t, tt.args...)
 		if code != 2 || out != "" || !strings.Contains(errs, tt.want) || strings.Count(errs, "\n") != 1 {
