@@ -220,23 +220,20 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	})
 	defer stopGrace()
 
-	// Finished records go through a buffered channel to one collector
-	// goroutine, so progress callbacks never run on a request's path.
-	type done struct {
-		i   int
-		rec record.Record
-	}
-	doneCh := make(chan done, min(n, 4096))
+	// Each request writes its own record (distinct indices, no lock) and
+	// hands the index to one collector goroutine, so progress callbacks
+	// never run on a request's path. The channel holds every index: a
+	// stalled callback must not keep a finished request in its
+	// concurrency slot.
 	recs := make([]record.Record, n)
 	sent := make([]bool, n)
+	doneCh := make(chan int, n)
 	collected := make(chan struct{})
 	go func() {
 		defer close(collected)
-		for d := range doneCh {
-			recs[d.i] = d.rec
-			sent[d.i] = true
+		for i := range doneCh {
 			if cfg.OnDone != nil {
-				cfg.OnDone(&recs[d.i])
+				cfg.OnDone(&recs[i])
 			}
 		}
 	}()
@@ -257,7 +254,9 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 				// request still started here as far as the run is concerned.
 				resp.Start = it.Acquired
 			}
-			doneCh <- done{it.Index, toRecord(req, &resp, origin, it.Intended, it.Arrived)}
+			recs[it.Index] = toRecord(req, &resp, origin, it.Intended, it.Arrived)
+			sent[it.Index] = true
+			doneCh <- it.Index
 		})
 	close(doneCh)
 	<-collected

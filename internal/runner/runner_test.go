@@ -182,3 +182,34 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestRunSlowOnDoneDoesNotHoldSlots: a progress callback that stalls must
+// not keep finished requests in their concurrency slots (the next requests
+// would queue behind it and the stall would show up as queue time).
+func TestRunSlowOnDoneDoesNotHoldSlots(t *testing.T) {
+	const n = 5000 // more than any fixed buffer between requests and OnDone
+	be := &fakeBackend{chunks: 1}
+	var once sync.Once
+	sentDuringStall := int64(0)
+	cfg := &Config{Backend: be, Requests: requests(n), MaxConcurrency: 2,
+		OnDone: func(*record.Record) {
+			once.Do(func() {
+				// Stall until every request has been sent, or give up.
+				deadline := time.Now().Add(20 * time.Second)
+				for be.calls.Load() < n && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+				sentDuringStall = be.calls.Load()
+			})
+		}}
+	res, err := Run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sentDuringStall != n {
+		t.Errorf("only %d of %d requests were sent while the first OnDone stalled", sentDuringStall, n)
+	}
+	if len(res.Records) != n {
+		t.Fatalf("%d records, want %d", len(res.Records), n)
+	}
+}
