@@ -110,32 +110,21 @@ func Prepare(ctx context.Context, cfg *Config) error {
 	}
 	if cfg.NumWarmups > 0 {
 		cfg.event("Warming up with %d requests...", cfg.NumWarmups)
-		limit := cfg.MaxConcurrency
-		if limit <= 0 || limit > cfg.NumWarmups {
-			limit = cfg.NumWarmups
-		}
-		sem := make(chan struct{}, limit)
-		var wg sync.WaitGroup
 		var mu sync.Mutex
 		failed := 0
 		var firstErr error
-		for range cfg.NumWarmups {
-			wg.Go(func() {
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				var resp backend.Response
-				cfg.Backend.Send(ctx, test, &resp)
-				if resp.Err != nil {
-					mu.Lock()
-					failed++
-					if firstErr == nil {
-						firstErr = resp.Err
-					}
-					mu.Unlock()
+		load.Warmup(ctx, cfg.NumWarmups, cfg.MaxConcurrency, func(ctx context.Context, _ int) {
+			var resp backend.Response
+			cfg.Backend.Send(ctx, test, &resp)
+			if resp.Err != nil {
+				mu.Lock()
+				failed++
+				if firstErr == nil {
+					firstErr = resp.Err
 				}
-			})
-		}
-		wg.Wait()
+				mu.Unlock()
+			}
+		})
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -62,15 +62,18 @@ func requests(n int) []backend.Request {
 }
 
 func TestPrepareReadyCheckRetriesThenRuns(t *testing.T) {
-	be := &fakeBackend{chunks: 1, failFirst: 2}
+	be := &fakeBackend{chunks: 2, gap: 5 * time.Millisecond, failFirst: 2}
 	var events []string
 	cfg := &Config{Backend: be, Requests: requests(2), ReadyCheck: 5 * time.Second, ReadyInterval: 10 * time.Millisecond,
-		NumWarmups: 3, OnEvent: func(m string) { events = append(events, m) }}
+		NumWarmups: 5, MaxConcurrency: 2, OnEvent: func(m string) { events = append(events, m) }}
 	if err := Prepare(t.Context(), cfg); err != nil {
 		t.Fatal(err)
 	}
-	if got := be.calls.Load(); got != 3+3 {
-		t.Errorf("%d calls, want 3 ready-check attempts + 3 warm-ups", got)
+	if got := be.calls.Load(); got != 3+5 {
+		t.Errorf("%d calls, want 3 ready-check attempts + 5 warm-ups", got)
+	}
+	if m := be.maxFlight.Load(); m > 2 {
+		t.Errorf("%d warm-ups in flight, cap 2", m)
 	}
 	if !strings.Contains(strings.Join(events, "|"), "Warmup run completed.") {
 		t.Errorf("events %q", events)
