@@ -292,8 +292,8 @@ func nameFiles(files []*resultFile) {
 	}
 }
 
-// deltaPct is the change of x against base in percent; NaN when either is
-// missing or both are 0, ±Inf when only base is 0.
+// deltaPct is the change of x against base in percent: 0 when both are 0,
+// ±Inf when only base is 0 (callers print that as n/a).
 func deltaPct(base, x float64) float64 {
 	if base == 0 && x == 0 {
 		return 0
