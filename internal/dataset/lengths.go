@@ -2,7 +2,6 @@ package dataset
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -239,18 +238,4 @@ func clampRound(x float64, lo, hi int) int {
 		return hi
 	}
 	return int(x)
-}
-
-// String renders the spec in canonical form (for result metadata).
-func (d LengthDist) String() string {
-	switch d.Kind {
-	case "fixed":
-		return fmt.Sprintf("fixed:%d", d.Min)
-	case "uniform":
-		return fmt.Sprintf("uniform:min=%d,max=%d", d.Min, d.Max)
-	case "normal":
-		return fmt.Sprintf("normal:mean=%g,std=%g,min=%d,max=%d", d.Mean, d.Std, d.Min, d.Max)
-	default:
-		return fmt.Sprintf("lognormal:mu=%g,sigma=%g,min=%d,max=%d", d.Mu, d.Sigma, d.Min, d.Max)
-	}
 }

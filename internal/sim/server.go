@@ -92,9 +92,6 @@ func New(cfg Config) (*Server, error) {
 // Handler serves the simulator's HTTP API.
 func (s *Server) Handler() http.Handler { return s.mux }
 
-// Config returns the configuration in use (with defaults filled in).
-func (s *Server) Config() Config { return s.cfg }
-
 // Truth returns the ground truth of every finished request so far, in
 // finishing order. It is empty unless Config.KeepTruth is set.
 func (s *Server) Truth() []Truth {

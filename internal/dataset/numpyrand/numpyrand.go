@@ -269,10 +269,6 @@ func (g *Generator) lemire64(rng uint64) uint64 {
 	return hi
 }
 
-// BitGenerator exposes the underlying PCG64 (for golden tests of raw
-// output).
-func (g *Generator) BitGenerator() *PCG64 { return g.bg }
-
 // RandomState is NumPy's legacy global generator (np.random.seed(seed);
 // np.random.randint), which vLLM's prefix_repetition dataset uses: MT19937
 // seeded with init_genrand(seed), bounded integers by masked rejection.
