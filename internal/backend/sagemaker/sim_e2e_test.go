@@ -100,19 +100,8 @@ func TestSimSameAsOpenAIBackend(t *testing.T) {
 				if part == "1" {
 					reqs = reqs[:4] // 1-byte parts are slow to decode under -race
 				}
+				sameAsDirect(t, direct, sm, reqs)
 				for _, req := range reqs {
-					var a, b backend.Response
-					direct.Send(context.Background(), req, &a)
-					sm.Send(context.Background(), req, &b)
-					if a.Err != nil || b.Err != nil {
-						t.Fatalf("request %d: openai err %v, sagemaker err %v (%s)", req.Index, a.Err, b.Err, b.ErrClass)
-					}
-					if diff := cmp.Diff(outcomeOf(&a), outcomeOf(&b)); diff != "" {
-						t.Errorf("request %d (-openai +sagemaker):\n%s", req.Index, diff)
-					}
-					if a.CompletionTokens == nil || a.Text == "" {
-						t.Errorf("request %d: nothing to compare (tokens %v)", req.Index, a.CompletionTokens)
-					}
 					mine, _ := sm.body(req)
 					theirs, _ := direct.Body(req)
 					if string(mine) != string(theirs) {
@@ -243,18 +232,29 @@ func TestProxySameAsOpenAIBackend(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer direct.Close()
-				for _, req := range simRequests() {
-					var a, b backend.Response
-					direct.Send(context.Background(), req, &a)
-					sm.Send(context.Background(), req, &b)
-					if a.Err != nil || b.Err != nil {
-						t.Fatalf("request %d: openai err %v, sagemaker err %v (%s)", req.Index, a.Err, b.Err, b.ErrClass)
-					}
-					if diff := cmp.Diff(outcomeOf(&a), outcomeOf(&b)); diff != "" {
-						t.Errorf("request %d (-openai +sagemaker):\n%s", req.Index, diff)
-					}
-				}
+				sameAsDirect(t, direct, sm, simRequests())
 			})
+		}
+	}
+}
+
+// sameAsDirect sends each request through the direct OpenAI backend and the
+// SageMaker backend and checks that both observed the same outcome, and
+// that there was something to compare.
+func sameAsDirect(t *testing.T, direct *openai.Client, sm *Backend, reqs []*backend.Request) {
+	t.Helper()
+	for _, req := range reqs {
+		var a, b backend.Response
+		direct.Send(context.Background(), req, &a)
+		sm.Send(context.Background(), req, &b)
+		if a.Err != nil || b.Err != nil {
+			t.Fatalf("request %d: openai err %v, sagemaker err %v (%s)", req.Index, a.Err, b.Err, b.ErrClass)
+		}
+		if diff := cmp.Diff(outcomeOf(&a), outcomeOf(&b)); diff != "" {
+			t.Errorf("request %d (-openai +sagemaker):\n%s", req.Index, diff)
+		}
+		if a.CompletionTokens == nil || a.Text == "" {
+			t.Errorf("request %d: nothing to compare (tokens %v)", req.Index, a.CompletionTokens)
 		}
 	}
 }
