@@ -290,6 +290,10 @@ func (c *Client) head(ctx context.Context, rawURL string) (fileMeta, error) {
 			if err != nil {
 				return fileMeta{}, fmt.Errorf("redirect without location: %w", err)
 			}
+			// The next HEAD carries the token: never to another host.
+			if loc.Scheme != req.URL.Scheme || loc.Host != req.URL.Host {
+				return fileMeta{}, fmt.Errorf("hub redirected to another host (%s) without the file's commit; not following it with the token", loc.Host)
+			}
 			rawURL = loc.String()
 			continue
 		}

@@ -208,6 +208,34 @@ func TestHubErrors(t *testing.T) {
 	}
 }
 
+// TestHeadRedirectStaysOnHost: a metadata redirect to another host is not
+// followed, so the token never leaves the hub's host.
+func TestHeadRedirectStaysOnHost(t *testing.T) {
+	var leaked []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked = append(leaked, r.Header.Get("Authorization"))
+		w.Header().Set("X-Repo-Commit", strings.Repeat("a", 40))
+		w.Header().Set("ETag", `"abc"`)
+	}))
+	t.Cleanup(other.Close)
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(hub.Close)
+	c := testClient(t, hub.URL)
+	c.Token = "hf_secret_value"
+	_, err := c.File(t.Context(), Repo{ID: "org/model"}, "tokenizer.json")
+	if err == nil || !strings.Contains(err.Error(), "redirected to another host") {
+		t.Fatalf("err = %v, want a refused cross-host redirect", err)
+	}
+	if strings.Contains(err.Error(), "hf_secret_value") {
+		t.Errorf("error leaks the token: %v", err)
+	}
+	if len(leaked) != 0 {
+		t.Errorf("the other host was asked %d times (Authorization %q)", len(leaked), leaked)
+	}
+}
+
 func TestUnreachableHub(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
