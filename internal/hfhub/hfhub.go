@@ -172,8 +172,11 @@ func (c *Client) Cached(repo Repo, filename string) (p string, found, absent boo
 	if !validFilename(filename) || !ValidRepoID(repo.ID) {
 		return "", false, false
 	}
-	root := filepath.Join(c.CacheDir, repo.folder())
 	rev := repo.revision()
+	if !validFilename(rev) {
+		return "", false, false // "../x" would read outside the cache
+	}
+	root := filepath.Join(c.CacheDir, repo.folder())
 	commit := rev
 	if !commitRe.MatchString(rev) {
 		b, err := os.ReadFile(filepath.Join(root, "refs", filepath.FromSlash(rev)))
@@ -208,6 +211,9 @@ func (c *Client) File(ctx context.Context, repo Repo, filename string) (string, 
 	}
 	if !validFilename(filename) {
 		return "", fmt.Errorf("%q is not a valid file name", filename)
+	}
+	if !validFilename(repo.revision()) {
+		return "", fmt.Errorf("%q is not a valid revision", repo.revision())
 	}
 	if p, found, absent := c.Cached(repo, filename); found {
 		return p, nil

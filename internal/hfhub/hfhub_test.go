@@ -156,6 +156,24 @@ func TestMissingFileIsRemembered(t *testing.T) {
 	}
 }
 
+// TestCachedRevisionStaysInCache: a revision such as "../../x" does not
+// find files outside the repository's snapshots.
+func TestCachedRevisionStaysInCache(t *testing.T) {
+	c := testClient(t, "http://127.0.0.1:1")
+	outside := filepath.Join(c.CacheDir, "x")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "tokenizer.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, rev := range []string{"../../x", "main/../../../x"} {
+		if p, found, _ := c.Cached(Repo{ID: "org/model", Revision: rev}, "tokenizer.json"); found {
+			t.Errorf("revision %q found %s", rev, p)
+		}
+	}
+}
+
 func TestHubErrors(t *testing.T) {
 	hub, url := hubtest.Start(t)
 	hub.Add(hubtest.Repo{ID: "org/gated", Files: map[string][]byte{"tokenizer.json": []byte("{}")}, Gated: true})
@@ -179,6 +197,7 @@ func TestHubErrors(t *testing.T) {
 		{"renamed repo", Repo{ID: "org/old"}, "", false, "", false},
 		{"offline, not cached", Repo{ID: "org/new", Revision: "other"}, "", true, "HF_HUB_OFFLINE is set", false},
 		{"bad id", Repo{ID: "../etc"}, "", false, "not a valid hub repository id", false},
+		{"bad revision", Repo{ID: "org/new", Revision: "../../x"}, "", false, "not a valid revision", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
