@@ -131,7 +131,9 @@ func summarize(t *testing.T, b []byte) summary {
 			Usage map[string]any `json:"usage"`
 		}
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("bad event %q: %v", line, err)
+			// Errorf, not Fatalf: callers run in their own goroutines.
+			t.Errorf("bad event %q: %v", line, err)
+			return s
 		}
 		if len(ev.Choices) == 0 {
 			s.Usage = ev.Usage
