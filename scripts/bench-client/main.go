@@ -93,6 +93,9 @@ func run(streams, tokens int, itl time.Duration, rate float64, maxConc int) erro
 		client.Send(ctx, &req, &resps[it.Index])
 	})
 	cpu, wall := cpuTime()-cpu0, time.Since(wall0)
+	// A client returns at [DONE], possibly before its handler has stored
+	// the write times; Close waits for every handler.
+	srv.Close()
 
 	var stamp, dispatch []time.Duration
 	failed := 0
@@ -103,6 +106,10 @@ func run(streams, tokens int, itl time.Duration, rate float64, maxConc int) erro
 			continue
 		}
 		ts := written[fmt.Sprint(i)]
+		if len(ts) != tokens {
+			failed++
+			continue
+		}
 		for k, t := range r.ChunkTimes {
 			stamp = append(stamp, t.Sub(ts[k]))
 		}
