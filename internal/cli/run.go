@@ -19,6 +19,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/load"
@@ -541,7 +542,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		}
 		if cw != nil {
 			e2el, ttft := meanMs(sum, metrics.E2EL), meanMs(sum, metrics.TTFT)
-			if err := o.sm.writeCloudWatch(out, cw, e2el, ttft); err != nil {
+			if err := cloudwatch.WriteTable(out, cw, e2el, ttft); err != nil {
 				return err
 			}
 			extra["cloudwatch"] = cw

@@ -19,8 +19,8 @@ import (
 
 // sageMakerFlags holds the flags of "--backend sagemaker", the CloudWatch
 // read-back and the cost estimate. The run command binds them with
-// bindSageMakerFlags and, after a run, calls cloudWatch, writeCloudWatch,
-// costEstimate and writeAfterRun.
+// bindSageMakerFlags and, after a run, calls cloudWatch, costEstimate and
+// writeAfterRun.
 type sageMakerFlags struct {
 	endpointName            string
 	region                  string
@@ -197,15 +197,6 @@ func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, r
 		Requests:           requests,
 		Wait:               f.cloudwatchWait,
 	})
-}
-
-// writeCloudWatch prints the CloudWatch section beside the client's mean
-// E2EL and TTFT in ms (NaN when not available).
-func (f *sageMakerFlags) writeCloudWatch(w io.Writer, s *cloudwatch.Summary, clientE2ELms, clientTTFTms float64) error {
-	if s == nil {
-		return nil
-	}
-	return cloudwatch.WriteTable(w, s, clientE2ELms, clientTTFTms)
 }
 
 // costEstimate prices the run from --price-per-hour or --instance-type;

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -216,7 +217,7 @@ func TestSageMakerCloudWatch(t *testing.T) {
 		t.Errorf("calls %d summary %+v", calls.Load(), s)
 	}
 	var out bytes.Buffer
-	if err := f.writeCloudWatch(&out, s, 100, 20); err != nil || !strings.Contains(out.String(), "CloudWatch incomplete") {
+	if err := cloudwatch.WriteTable(&out, s, 100, 20); err != nil || !strings.Contains(out.String(), "CloudWatch incomplete") {
 		t.Errorf("table: %v\n%s", err, out.String())
 	}
 }
