@@ -125,14 +125,12 @@ func Main(ctx context.Context, version string, args []string, stdin io.Reader, s
 	return 1
 }
 
-// isCobraUsageError recognises cobra's own argument errors, which it does not
-// route through the flag error func.
+// isCobraUsageError recognises cobra's own input errors, which it does not
+// route through the flag error func. (Argument counts are checked by
+// argsBetween, which returns a *UsageError.)
 func isCobraUsageError(err error) bool {
 	msg := err.Error()
 	return strings.HasPrefix(msg, "unknown command") ||
-		strings.HasPrefix(msg, "accepts ") ||
-		strings.HasPrefix(msg, "requires at least") ||
-		strings.HasPrefix(msg, "requires at most") ||
 		strings.HasPrefix(msg, "unknown flag") ||
 		strings.HasPrefix(msg, "unknown shorthand flag")
 }
