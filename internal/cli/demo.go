@@ -73,6 +73,10 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 			if o.f.backend == "sagemaker" {
 				return usageErrorf("demo runs against the simulator's OpenAI API; for SageMaker use llmbench sim and llmbench run --backend sagemaker --endpoint-url")
 			}
+			// Bad flags fail before the simulator starts.
+			if err := o.validate(cmd); err != nil {
+				return err
+			}
 			cfg := sim.DefaultConfig().WithPreset(p)
 			// The simulator counts with the client's tokenizer, so prompt
 			// lengths and usage agree token for token.

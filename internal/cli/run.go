@@ -88,6 +88,11 @@ func apiOf(backendName string) (openai.API, bool) {
 	return 0, false
 }
 
+// maxNumPrompts bounds --num-prompts: every request's prompt, schedule
+// slot and record are held in memory, so a typo such as 99999999999 would
+// end in an out-of-memory crash instead of an error.
+const maxNumPrompts = 1_000_000
+
 // validate checks the flags that need no network, returning *UsageError.
 func (o *runOptions) validate(cmd *cobra.Command) error {
 	f := &o.f
@@ -96,8 +101,11 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	default:
 		return usageErrorf("--backend %q: want openai, vllm, openai-chat or sagemaker", f.backend)
 	}
-	if f.ds.NumPrompts <= 0 {
-		return usageErrorf("--num-prompts must be positive (got %d)", f.ds.NumPrompts)
+	if f.ds.NumPrompts <= 0 || f.ds.NumPrompts > maxNumPrompts {
+		return usageErrorf("--num-prompts must be in 1..%d (got %d); split larger runs", maxNumPrompts, f.ds.NumPrompts)
+	}
+	if strings.ContainsAny(f.label, `/\`) {
+		return usageErrorf("--label %q: must not contain a path separator (it starts the result file name; use --result-dir for folders)", f.label)
 	}
 	if f.maxConcurrency.set && f.maxConcurrency.v <= 0 {
 		return usageErrorf("--max-concurrency must be positive (got %d); leave it out for no limit", f.maxConcurrency.v)
@@ -287,6 +295,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		return err
 	}
 	if err := o.sm.validate(); err != nil {
+		return err
+	}
+	if err := o.prepareOutputDirs(); err != nil {
 		return err
 	}
 	f := &o.f
@@ -738,6 +749,26 @@ func (o *runOptions) recordParams(modelID string, haveTok bool, tokID string, re
 		p.EndpointName = o.sm.endpointName
 	}
 	return p
+}
+
+// prepareOutputDirs creates the folders the result and records files go
+// to before anything is sent, so a bad --result-dir fails at once rather
+// than after a long run whose result then cannot be written.
+func (o *runOptions) prepareOutputDirs() error {
+	f := &o.f
+	var files []string
+	if f.saveResult || f.appendResult {
+		files = append(files, filepath.Join(f.resultDir, f.resultFilename+"x"))
+	}
+	if f.saveRecordsPath != "" {
+		files = append(files, f.saveRecordsPath)
+	}
+	for _, file := range files {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return usageErrorf("cannot create the folder for saved results: %v", err)
+		}
+	}
+	return nil
 }
 
 // save writes the result JSON (and, with --save-detailed, the records next
