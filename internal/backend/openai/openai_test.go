@@ -250,6 +250,11 @@ func TestSendErrors(t *testing.T) {
 		{"malformed JSON", func(w http.ResponseWriter, r *http.Request) {
 			writeSplit(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"choices\":[{\"text\":tru}]}\n\n", 4)
 		}, 0, record.ErrMalformedStream, "malformed stream", "a"},
+		{"error object mid-stream, then [DONE]", func(w http.ResponseWriter, r *http.Request) {
+			writeSplit(w, "data: {\"choices\":[{\"text\":\"a\"}]}\n\n"+
+				"data: {\"error\":{\"message\":\"engine died\",\"type\":\"InternalServerError\",\"code\":500}}\n\n"+
+				"data: [DONE]\n\n", 9)
+		}, 0, "server_error", "after 1 token chunks: engine died", "a"},
 		{"[DONE] without a token chunk", func(w http.ResponseWriter, r *http.Request) {
 			writeSplit(w, completionsSSE(nil, 0, true), 5)
 		}, 0, record.ErrNoContent, "Never received a valid chunk", ""},

@@ -16,6 +16,7 @@ import (
 	smithyes "github.com/aws/smithy-go/eventstream"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
+	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
 )
 
@@ -40,8 +41,8 @@ const (
 	ClassModelError = "ModelError"
 	// ClassServerError is an error object the container put inside a 200
 	// stream (vLLM {"error":...}, TGI {"error":..., "error_type":...}, an
-	// LMI finish_reason "error").
-	ClassServerError = "server_error"
+	// LMI finish_reason "error"); the same class the OpenAI backend uses.
+	ClassServerError = stream.ClassServerError
 )
 
 // classify files an error from the SDK (the invoke call or stream.Err())

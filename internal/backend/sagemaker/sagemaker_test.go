@@ -287,6 +287,7 @@ func TestEndMarkers(t *testing.T) {
 		{"lmi chat cut after finish", FormatOpenAIChat, lmiChatJSONLines(streamSpec{tokens: toks, finish: "stop"}), record.ErrStreamTruncated},
 		{"chat cut mid-stream", FormatOpenAIChat, vllmChatSSE(full)[:200], record.ErrStreamTruncated},
 		{"chat no content", FormatOpenAIChat, []byte("data: [DONE]\n\n"), record.ErrNoContent},
+		{"chat error object then [DONE]", FormatOpenAIChat, []byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\ndata: {\"error\":{\"message\":\"engine died\"}}\n\ndata: [DONE]\n\n"), ClassServerError},
 		{"chat garbage", FormatOpenAIChat, []byte("data: {\"choices\": [}\n\n"), record.ErrMalformedStream},
 		{"tgi complete", FormatTGI, tgiSSE(full), ""},
 		{"tgi without final", FormatTGI, tgiSSE(streamSpec{tokens: toks}), record.ErrStreamTruncated},

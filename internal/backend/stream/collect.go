@@ -13,6 +13,13 @@ import (
 // token chunk (its two sentences really are joined without a space).
 const NoContentMessage = "Never received a valid chunk to calculate TTFT.This response will be marked as failed!"
 
+// ClassServerError is the error class of a 200 stream in which the server
+// reported a failure: an error object ({"error": {...}} or {"object":
+// "error", ...}) or a finish_reason of "error". Generation stopped early,
+// so the request must not count as a success, though vLLM's client counts
+// one that had sent a token chunk before the error as one.
+const ClassServerError = "server_error"
+
 // Collector applies a stream's events to a backend.Response with vLLM's
 // rules (spec §4): each token chunk appends its arrival time to ChunkTimes
 // and its text to Text, and updates FinishReason; usage is taken only from
@@ -95,8 +102,9 @@ func (c *Collector) event(e *Event) error {
 // Finish is called when the stream ended cleanly (EOF) at now. It handles
 // a final line without newline, stores Text, and decides the outcome:
 //
-//   - no token chunk at all: record.ErrNoContent with vLLM's message (or
-//     the server's in-stream error message when it sent one);
+//   - the server reported an error in the stream (an error object or
+//     finish_reason "error"): ClassServerError, whatever else arrived;
+//   - no token chunk at all: record.ErrNoContent with vLLM's message;
 //   - no proper end — neither "[DONE]" nor a usage frame (with
 //     FramingJSONLines also a finish_reason counts): record.ErrStreamTruncated;
 //   - otherwise success (Resp.Err nil).
@@ -124,18 +132,16 @@ func (c *Collector) Finish(now time.Time) error {
 	proper := c.done || c.usageSeen ||
 		(c.Parser.Framing == FramingJSONLines && r.FinishReason != "")
 	switch {
+	case c.errMsg != "" && n == 0:
+		r.Err, r.ErrClass = errors.New(NoContentMessage+" Server error in stream: "+c.errMsg), ClassServerError
+	case c.errMsg != "":
+		r.Err, r.ErrClass = fmt.Errorf("server error in stream after %d token chunks: %s", n, c.errMsg), ClassServerError
+	case r.FinishReason == "error":
+		r.Err, r.ErrClass = fmt.Errorf("the server ended generation with finish_reason \"error\" after %d token chunks", n), ClassServerError
 	case n == 0 && proper:
-		msg := NoContentMessage
-		if c.errMsg != "" {
-			msg += " Server error in stream: " + c.errMsg
-		}
-		r.Err, r.ErrClass = errors.New(msg), record.ErrNoContent
+		r.Err, r.ErrClass = errors.New(NoContentMessage), record.ErrNoContent
 	case !proper:
-		msg := fmt.Sprintf("stream ended after %d token chunks without [DONE] or a usage frame", n)
-		if c.errMsg != "" {
-			msg += "; server error in stream: " + c.errMsg
-		}
-		r.Err, r.ErrClass = errors.New(msg), record.ErrStreamTruncated
+		r.Err, r.ErrClass = fmt.Errorf("stream ended after %d token chunks without [DONE] or a usage frame", n), record.ErrStreamTruncated
 	}
 	return r.Err
 }
