@@ -188,9 +188,6 @@ const prebuiltClients = 64
 // benchmark's; give other services their own if they must not share it.
 func (b *Backend) AWS() aws.Config { return b.aws }
 
-// Format returns the payload format in use.
-func (b *Backend) Format() Format { return b.format }
-
 func (b *Backend) newClient() *sagemakerruntime.Client {
 	return sagemakerruntime.NewFromConfig(b.aws, b.opts)
 }

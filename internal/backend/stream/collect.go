@@ -68,9 +68,6 @@ func (c *Collector) Feed(b []byte, now time.Time) error {
 // Tokens is the number of token chunks seen so far.
 func (c *Collector) Tokens() int { return len(c.Resp.ChunkTimes) }
 
-// Done reports whether "[DONE]" was seen.
-func (c *Collector) Done() bool { return c.done }
-
 func (c *Collector) event(e *Event) error {
 	r := c.Resp
 	switch e.Kind {

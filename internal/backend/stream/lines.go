@@ -106,9 +106,6 @@ func (s *LineSplitter) Flush(fn func(line []byte) error) error {
 	return err
 }
 
-// Pending is the number of bytes held that do not yet form a complete line.
-func (s *LineSplitter) Pending() int { return len(s.buf) }
-
 // Reset empties the splitter so it can be reused for another stream,
 // keeping its buffer.
 func (s *LineSplitter) Reset() { s.buf = s.buf[:0] }
