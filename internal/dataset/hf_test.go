@@ -257,7 +257,7 @@ func TestHFFakeHubErrors(t *testing.T) {
 	}{
 		{"bad token", "wrong", "acme/tides", []string{"acme/tides", "HF_TOKEN"}},
 		{"no token", "", "acme/tides", []string{"acme/tides", "HF_TOKEN"}},
-		{"no such dataset", "right", "acme/none", []string{"acme/none", "404"}},
+		{"no such dataset", "right", "acme/none", []string{"acme/none", "no such repository"}},
 		{"no data files", "right", "acme/tides", []string{"acme/tides", "no data files"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,17 +2,12 @@ package dataset
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"net/http"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -20,8 +15,6 @@ import (
 )
 
 var (
-	repoIDRe  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$`)
-	commitRe  = regexp.MustCompile(`^[0-9a-f]{40}$`)
 	dataExts  = []string{".parquet", ".jsonl", ".json", ".jsonl.gz", ".json.gz"}
 	metaFiles = []string{"dataset_info.json", "dataset_infos.json", "state.json", "dataset_dict.json"}
 )
@@ -38,30 +31,6 @@ func isDataFile(p string) bool {
 		}
 	}
 	return false
-}
-
-// repoFolder is huggingface_hub's cache folder name for a dataset repo.
-func repoFolder(repo string) string {
-	return "datasets--" + strings.ReplaceAll(repo, "/", "--")
-}
-
-// snapshotFromCache returns the snapshot folder of repo at revision in the
-// cache, or "" when the cache has none.
-func snapshotFromCache(cache, repo, rev string) string {
-	root := filepath.Join(cache, repoFolder(repo))
-	commit := rev
-	if !commitRe.MatchString(rev) {
-		b, err := os.ReadFile(filepath.Join(root, "refs", filepath.FromSlash(rev)))
-		if err != nil {
-			return ""
-		}
-		commit = strings.TrimSpace(string(b))
-	}
-	snap := filepath.Join(root, "snapshots", commit)
-	if st, err := os.Stat(snap); err != nil || !st.IsDir() {
-		return ""
-	}
-	return snap
 }
 
 // listDataFiles lists data files under dir as slash-separated relative
@@ -157,91 +126,31 @@ func summarize(files []string) string {
 	return strings.Join(files, ", ")
 }
 
-// hubRevision is the part of GET /api/datasets/{repo}/revision/{rev} we
-// use: the commit and the repository's file list.
-type hubRevision struct {
-	SHA      string `json:"sha"`
-	Siblings []struct {
-		RFilename string `json:"rfilename"`
-	} `json:"siblings"`
-}
-
-// maxHubJSON bounds the repo-info response.
-const maxHubJSON = 32 << 20
-
-// listRepo asks the hub for the commit of rev and the repository's files
-// (hfhub fetches single files but does not list them).
-func listRepo(ctx context.Context, hub *hfhub.Client, repo, rev string) (hubRevision, error) {
-	var info hubRevision
-	u := fmt.Sprintf("%s/api/datasets/%s/revision/%s", strings.TrimRight(hub.Endpoint, "/"), repo, url.PathEscape(rev))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return info, err
-	}
-	if hub.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+hub.Token)
-	}
-	hc := hub.HTTP
-	if hc == nil {
-		hc = &http.Client{}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return info, err
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusUnauthorized, http.StatusForbidden:
-		return info, fmt.Errorf("listing files: HTTP %d: the dataset is gated or private; accept its terms on the hub and set HF_TOKEN", resp.StatusCode)
-	case http.StatusNotFound:
-		return info, fmt.Errorf("listing files: HTTP 404: no such dataset or revision %q", rev)
-	default:
-		return info, fmt.Errorf("listing files: hub answered HTTP %d", resp.StatusCode)
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxHubJSON)).Decode(&info); err != nil {
-		return info, fmt.Errorf("listing files: bad JSON from the hub: %v", err)
-	}
-	if !commitRe.MatchString(info.SHA) {
-		return info, errors.New("listing files: the hub's answer has no commit sha")
-	}
-	return info, nil
-}
-
 // downloadDataset fetches the chosen data files of repo at rev into the
-// cache (through hfhub, so the layout is huggingface_hub's), records
-// refs/REV, and returns the local paths.
-func downloadDataset(ctx context.Context, hub *hfhub.Client, repo, rev, subset, split string, splitGiven bool) ([]string, error) {
-	info, err := listRepo(ctx, hub, repo, rev)
+// cache through hfhub (huggingface_hub's layout, refs/REV recorded) and
+// returns the local paths.
+func downloadDataset(ctx context.Context, hub *hfhub.Client, repo hfhub.Repo, subset, split string, splitGiven bool) ([]string, error) {
+	commit, names, err := hub.List(ctx, repo)
 	if err != nil {
 		return nil, err
 	}
 	var all []string
-	for _, s := range info.Siblings {
-		if isDataFile(s.RFilename) && !strings.Contains(s.RFilename, "..") {
-			all = append(all, s.RFilename)
+	for _, f := range names {
+		if isDataFile(f) {
+			all = append(all, f)
 		}
 	}
 	slices.Sort(all)
 	files, err := selectFiles(all, subset, split, splitGiven)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("hf dataset %s: %w", repo.ID, err)
 	}
+	// Pin every file to the listed commit so one snapshot is consistent.
+	pinned := repo
+	pinned.Revision = commit
 	paths := make([]string, len(files))
 	for i, f := range files {
-		// Pin every file to the listed commit so one snapshot is consistent.
-		p, err := hub.File(ctx, hfhub.Repo{ID: repo, Type: hfhub.Dataset, Revision: info.SHA}, f)
-		if err != nil {
-			return nil, err
-		}
-		paths[i] = p
-	}
-	if rev != info.SHA && !strings.Contains(rev, "..") {
-		ref := filepath.Join(hub.CacheDir, repoFolder(repo), "refs", filepath.FromSlash(rev))
-		if err := os.MkdirAll(filepath.Dir(ref), 0o755); err != nil {
-			return nil, err
-		}
-		if err := os.WriteFile(ref, []byte(info.SHA), 0o644); err != nil {
+		if paths[i], err = hub.File(ctx, pinned, f); err != nil {
 			return nil, err
 		}
 	}
@@ -266,19 +175,15 @@ func resolveHFFiles(ctx context.Context, cfg Config) ([]string, []string, error)
 		}
 		return joinAll(cfg.Path, files), nil, nil
 	}
-	repo := cfg.Path
-	if !hfhub.ValidRepoID(repo) || !repoIDRe.MatchString(repo) {
-		return nil, nil, fmt.Errorf("hf dataset %q: no such file or folder, and not a dataset id like ORG/NAME", repo)
+	if !hfhub.ValidRepoID(cfg.Path) {
+		return nil, nil, fmt.Errorf("hf dataset %q: no such file or folder, and not a dataset id like ORG/NAME", cfg.Path)
 	}
+	repo := hfhub.Repo{ID: cfg.Path, Type: hfhub.Dataset, Revision: cfg.HFRevision}
 	hub := cfg.Hub
 	if hub == nil {
 		hub = hfhub.FromEnv(os.Getenv)
 	}
-	rev := cfg.HFRevision
-	if rev == "" {
-		rev = "main"
-	}
-	if snap := snapshotFromCache(hub.CacheDir, repo, rev); snap != "" {
+	if snap, ok := hub.Snapshot(repo); ok {
 		files, err := listDataFiles(snap)
 		if err == nil {
 			files, err = selectFiles(files, cfg.HFSubset, cfg.HFSplit, splitGiven)
@@ -287,17 +192,17 @@ func resolveHFFiles(ctx context.Context, cfg Config) ([]string, []string, error)
 			return joinAll(snap, files), nil, nil
 		}
 		if hub.Offline {
-			return nil, nil, fmt.Errorf("hf dataset %s in the cache %s: %v", repo, hub.CacheDir, err)
+			return nil, nil, fmt.Errorf("hf dataset %s in the cache %s: %v", repo.ID, hub.CacheDir, err)
 		}
 	}
 	if hub.Offline {
-		return nil, nil, fmt.Errorf("hf dataset %s is not in the Hugging Face cache %s and HF_HUB_OFFLINE is set, so it cannot be downloaded", repo, hub.CacheDir)
+		return nil, nil, fmt.Errorf("hf dataset %s is not in the Hugging Face cache %s and HF_HUB_OFFLINE is set, so it cannot be downloaded", repo.ID, hub.CacheDir)
 	}
-	paths, err := downloadDataset(ctx, hub, repo, rev, cfg.HFSubset, cfg.HFSplit, splitGiven)
+	paths, err := downloadDataset(ctx, hub, repo, cfg.HFSubset, cfg.HFSplit, splitGiven)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hf dataset %s: %w", repo, err)
+		return nil, nil, err // hfhub's errors name the dataset
 	}
-	return paths, []string{fmt.Sprintf("downloaded %d file(s) of dataset %s into %s", len(paths), repo, hub.CacheDir)}, nil
+	return paths, []string{fmt.Sprintf("downloaded %d file(s) of dataset %s into %s", len(paths), repo.ID, hub.CacheDir)}, nil
 }
 
 func joinAll(dir string, rel []string) []string {

@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -165,33 +166,51 @@ func validFilename(name string) bool {
 	return true
 }
 
+// snapshot resolves repo's revision in the cache: the commit (read from
+// refs/ for a branch or tag) and its snapshot folder, which exists when ok.
+// commit is "" when the revision cannot name a folder in the cache.
+func (c *Client) snapshot(repo Repo) (dir, commit string, ok bool) {
+	rev := repo.revision()
+	if !ValidRepoID(repo.ID) || !validFilename(rev) {
+		return "", "", false // "../x" would read outside the cache
+	}
+	root := filepath.Join(c.CacheDir, repo.folder())
+	commit = rev
+	if !commitRe.MatchString(rev) {
+		if b, err := os.ReadFile(filepath.Join(root, "refs", filepath.FromSlash(rev))); err == nil {
+			commit = strings.TrimSpace(string(b))
+		}
+	}
+	if !validFilename(commit) {
+		return "", "", false
+	}
+	dir = filepath.Join(root, "snapshots", filepath.FromSlash(commit))
+	return dir, commit, dirExists(dir)
+}
+
+// Snapshot returns the folder of repo's snapshot at its revision in the
+// local cache, and whether the cache has one.
+func (c *Client) Snapshot(repo Repo) (string, bool) {
+	dir, _, ok := c.snapshot(repo)
+	return dir, ok
+}
+
 // Cached returns the path of filename in the local cache. found is false
 // when the cache does not have it; absent is true when the cache records
 // that the hub has no such file (huggingface_hub's .no_exist marker).
 func (c *Client) Cached(repo Repo, filename string) (p string, found, absent bool) {
-	if !validFilename(filename) || !ValidRepoID(repo.ID) {
+	if !validFilename(filename) {
 		return "", false, false
 	}
-	rev := repo.revision()
-	if !validFilename(rev) {
-		return "", false, false // "../x" would read outside the cache
-	}
-	root := filepath.Join(c.CacheDir, repo.folder())
-	commit := rev
-	if !commitRe.MatchString(rev) {
-		b, err := os.ReadFile(filepath.Join(root, "refs", filepath.FromSlash(rev)))
-		if err == nil {
-			commit = strings.TrimSpace(string(b))
-		}
-	}
-	if !commitRe.MatchString(commit) && !dirExists(filepath.Join(root, "snapshots", commit)) {
+	dir, commit, ok := c.snapshot(repo)
+	if !ok && !commitRe.MatchString(commit) {
 		return "", false, false
 	}
-	file := filepath.Join(root, "snapshots", commit, filepath.FromSlash(filename))
+	file := filepath.Join(dir, filepath.FromSlash(filename))
 	if st, err := os.Stat(file); err == nil && !st.IsDir() {
 		return file, true, false
 	}
-	if _, err := os.Stat(filepath.Join(root, ".no_exist", commit, filepath.FromSlash(filename))); err == nil {
+	if _, err := os.Stat(filepath.Join(c.CacheDir, repo.folder(), ".no_exist", commit, filepath.FromSlash(filename))); err == nil {
 		return "", false, true
 	}
 	return "", false, false
@@ -233,6 +252,68 @@ func (c *Client) File(ctx context.Context, repo Repo, filename string) (string, 
 			repo.typ(), repo.ID, repo.revision(), filename, c.CacheDir, err)
 	}
 	return p, nil
+}
+
+// maxListJSON bounds the hub's answer to List.
+const maxListJSON = 32 << 20
+
+// List asks the hub which commit repo's revision is at and which files the
+// repository holds (GET /api/{models,datasets}/ID/revision/REV), and
+// records the revision's ref in the cache as a download does. Names that
+// could leave a snapshot folder are dropped. A repository or revision the
+// hub does not have gives an error wrapping ErrNotFound.
+func (c *Client) List(ctx context.Context, repo Repo) (commit string, files []string, err error) {
+	rev := repo.revision()
+	if !ValidRepoID(repo.ID) {
+		return "", nil, fmt.Errorf("%q is not a valid hub repository id", repo.ID)
+	}
+	if !validFilename(rev) {
+		return "", nil, fmt.Errorf("%q is not a valid revision", rev)
+	}
+	where := fmt.Sprintf("%s %s@%s", repo.typ(), repo.ID, rev)
+	if c.Offline {
+		return "", nil, fmt.Errorf("%s: listing files needs the hub and HF_HUB_OFFLINE is set", where)
+	}
+	u := fmt.Sprintf("%s/api/%ss/%s/revision/%s", strings.TrimRight(c.Endpoint, "/"), repo.typ(), repo.ID, url.PathEscape(rev))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return "", nil, err
+	}
+	c.authorize(req)
+	resp, err := c.httpClient().Do(req)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: listing files: %w", where, err)
+	}
+	defer resp.Body.Close()
+	if err := statusError(resp); err != nil {
+		return "", nil, fmt.Errorf("%s: listing files: %w", where, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return "", nil, fmt.Errorf("%s: listing files: hub answered HTTP %d", where, resp.StatusCode)
+	}
+	var info struct {
+		SHA      string `json:"sha"`
+		Siblings []struct {
+			RFilename string `json:"rfilename"`
+		} `json:"siblings"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxListJSON)).Decode(&info); err != nil {
+		return "", nil, fmt.Errorf("%s: listing files: bad JSON from the hub: %v", where, err)
+	}
+	if !commitRe.MatchString(info.SHA) {
+		return "", nil, fmt.Errorf("%s: listing files: the hub's answer has no commit sha", where)
+	}
+	for _, sb := range info.Siblings {
+		if validFilename(sb.RFilename) {
+			files = append(files, sb.RFilename)
+		}
+	}
+	if rev != info.SHA {
+		if err := writeRef(filepath.Join(c.CacheDir, repo.folder()), rev, info.SHA); err != nil {
+			return "", nil, err
+		}
+	}
+	return info.SHA, files, nil
 }
 
 // resolveURL is the hub's download URL for a file at a revision.

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -307,5 +308,51 @@ func TestValidRepoID(t *testing.T) {
 		if got := ValidRepoID(id); got != want {
 			t.Errorf("ValidRepoID(%q) = %v, want %v", id, got, want)
 		}
+	}
+}
+
+// TestListAndSnapshot: List returns the commit and the file names, records
+// refs/REV so that Snapshot finds the folder once a file is in it, and
+// reports a missing repository as ErrNotFound.
+func TestListAndSnapshot(t *testing.T) {
+	hub, url := hubtest.Start(t)
+	files := map[string][]byte{"data/train.parquet": []byte("PAR1"), "README.md": []byte("# card\n")}
+	commit := hub.Add(hubtest.Repo{Type: hubtest.Dataset, ID: "org/data", Files: files, LFS: []string{"data/train.parquet"}})
+	c := testClient(t, url)
+	repo := Repo{ID: "org/data", Type: Dataset}
+	if _, ok := c.Snapshot(repo); ok {
+		t.Fatal("snapshot found in an empty cache")
+	}
+	got, names, err := c.List(t.Context(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != commit {
+		t.Errorf("commit %q, want %q", got, commit)
+	}
+	for f := range files {
+		if !slices.Contains(names, f) {
+			t.Errorf("files %v lack %s", names, f)
+		}
+	}
+	if _, err := c.File(t.Context(), Repo{ID: "org/data", Type: Dataset, Revision: got}, "data/train.parquet"); err != nil {
+		t.Fatal(err)
+	}
+	dir, ok := c.Snapshot(repo) // "main", through the ref List wrote
+	if want := filepath.Join(c.CacheDir, "datasets--org--data", "snapshots", commit); !ok || dir != want {
+		t.Errorf("Snapshot = %s, %v; want %s", dir, ok, want)
+	}
+
+	_, _, err = c.List(t.Context(), Repo{ID: "org/none", Type: Dataset})
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "org/none") {
+		t.Errorf("missing repo: %v", err)
+	}
+	c.Offline = true
+	n := hub.RequestCount()
+	if _, _, err := c.List(t.Context(), repo); err == nil || !strings.Contains(err.Error(), "HF_HUB_OFFLINE") {
+		t.Errorf("offline: %v", err)
+	}
+	if hub.RequestCount() != n {
+		t.Error("offline List asked the hub")
 	}
 }
