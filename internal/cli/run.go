@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -788,8 +790,9 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	if err != nil {
 		return err
 	}
-	for k, v := range extra {
-		obj.Set(k, v)
+	// Sorted: the saved file must not depend on map iteration order.
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		obj.Set(k, extra[k])
 	}
 	name := f.resultFilename
 	if name == "" {

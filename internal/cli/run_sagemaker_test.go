@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/eventstream"
 	"github.com/llmbench/llmbench/internal/proxy"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report/reporttest"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
@@ -282,6 +284,15 @@ func TestRunSageMakerSavedResult(t *testing.T) {
 		if strings.Contains(string(raw), secret) || strings.Contains(out, secret) || strings.Contains(errs, secret) {
 			t.Errorf("%q leaked into the output or the saved result", secret)
 		}
+	}
+	// Our keys follow vLLM's in a fixed order (they were written in map
+	// order, so two saves of one run could differ).
+	keys, err := reporttest.Keys(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tail := keys[len(keys)-3:]; !slices.Equal(tail, []string{"llmbench", "cost", "sagemaker"}) {
+		t.Errorf("last keys = %q, want llmbench, cost, sagemaker", tail)
 	}
 	res := readResult(t, filepath.Join(dir, "sm.json"))
 	smInfo, _ := res["sagemaker"].(map[string]any)
