@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -55,7 +56,7 @@ is checked.`,
 			for _, h := range headers {
 				k, v, ok := strings.Cut(h, ":")
 				if !ok || strings.TrimSpace(k) == "" {
-					return usageErrorf("--upstream-header %q: want \"Name: value\"", h)
+					return usageErrorf("--upstream-header %s: want \"Name: value\"", redactHeader(h))
 				}
 				hdr.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 			}
@@ -71,7 +72,11 @@ is checked.`,
 			if err != nil {
 				return &UsageError{Err: err}
 			}
-			fmt.Fprintf(env.Stdout, "llmbench proxy: SageMaker Runtime on %s -> %s (part size %s)\n", run.URL, upstream, ps)
+			shown := upstream // without a password it may carry
+			if u, err := url.Parse(upstream); err == nil {
+				shown = u.Redacted()
+			}
+			fmt.Fprintf(env.Stdout, "llmbench proxy: SageMaker Runtime on %s -> %s (part size %s)\n", run.URL, shown, ps)
 			ctx := cmd.Context()
 			if exitAfter > 0 {
 				var cancel context.CancelFunc

@@ -195,12 +195,12 @@ func parseHeaders(items []string) ([]openai.Header, error) {
 	return hs, nil
 }
 
-// redactHeader names a malformed --header item without its value, which
-// may be a credential: the text before the first ":" or blank (the header
-// name in "Authorization: Bearer sk-..."), else nothing at all (a bare
-// item may be the token itself).
+// redactHeader names a malformed header item without its value, which
+// may be a credential: the text before the first ":", "=" or blank (the
+// header name in "Authorization: Bearer sk-..." or "Authorization=..."),
+// else nothing at all (a bare item may be the token itself).
 func redactHeader(item string) string {
-	if i := strings.IndexAny(item, ": \t"); i > 0 {
+	if i := strings.IndexAny(item, ":= \t"); i > 0 {
 		return strconv.Quote(item[:i]+" ...") + " (value hidden)"
 	}
 	return "item (value hidden)"

@@ -34,13 +34,15 @@ func TestSimProxyUsageErrors(t *testing.T) {
 		{[]string{"proxy", "--upstream", "localhost:8000"}, "want an http:// or https://"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "10.0.0.1:80"}, "not loopback"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--upstream-header", "nocolon"}, "Name: value"},
+		// run's KEY=VALUE form by mistake: the error must not echo the token.
+		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--upstream-header", "Authorization=Bearer sk-SECRET"}, `"Authorization ..." (value hidden)`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			t.Parallel()
 			var stdout, stderr strings.Builder
 			code := Main(t.Context(), "test", tc.args, strings.NewReader(""), &stdout, &stderr)
-			if code != 2 || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") != 1 {
+			if code != 2 || !strings.Contains(stderr.String(), tc.want) || strings.Count(stderr.String(), "\n") != 1 || strings.Contains(stderr.String(), "SECRET") {
 				t.Errorf("exit %d, stderr %q; want 2 and %q on one line", code, stderr.String(), tc.want)
 			}
 		})
