@@ -42,7 +42,8 @@ type Config struct {
 	ReadyCheck    time.Duration
 	ReadyInterval time.Duration
 	// RequestTimeout bounds each request, stream included, whatever the
-	// backend; 0 = no bound beyond the backend's own.
+	// backend: timed requests, warm-ups and each ready check attempt; 0 =
+	// no bound beyond the backend's own.
 	RequestTimeout time.Duration
 	// Grace bounds how long an interrupted run waits for requests in
 	// flight; 0 = DefaultGrace.
@@ -93,6 +94,16 @@ func (c *Config) warmupRequest() *backend.Request {
 	return &w
 }
 
+// send sends req under RequestTimeout, if one is set.
+func (c *Config) send(ctx context.Context, req *backend.Request, resp *backend.Response) {
+	if c.RequestTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.RequestTimeout)
+		defer cancel()
+	}
+	c.Backend.Send(ctx, req, resp)
+}
+
 // Prepare runs the ready check and the warm-ups. Neither affects metrics.
 func Prepare(ctx context.Context, cfg *Config) error {
 	if len(cfg.Requests) == 0 {
@@ -101,7 +112,7 @@ func Prepare(ctx context.Context, cfg *Config) error {
 	test := cfg.warmupRequest()
 	if cfg.ReadyCheck > 0 {
 		cfg.event("Waiting for endpoint to become up in %v seconds", cfg.ReadyCheck.Seconds())
-		if err := readyCheck(ctx, cfg.Backend, test, cfg.ReadyCheck, cfg.ReadyInterval); err != nil {
+		if err := readyCheck(ctx, cfg.send, test, cfg.ReadyCheck, cfg.ReadyInterval); err != nil {
 			return fmt.Errorf("%w. Error: %v", ErrNotReady, err)
 		}
 		cfg.event("Initial test run completed.")
@@ -115,7 +126,7 @@ func Prepare(ctx context.Context, cfg *Config) error {
 		var firstErr error
 		load.Warmup(ctx, cfg.NumWarmups, cfg.MaxConcurrency, func(ctx context.Context, _ int) {
 			var resp backend.Response
-			cfg.Backend.Send(ctx, test, &resp)
+			cfg.send(ctx, test, &resp)
 			if resp.Err != nil {
 				mu.Lock()
 				failed++
@@ -140,7 +151,7 @@ func Prepare(ctx context.Context, cfg *Config) error {
 // until one succeeds, waiting interval (0: 5 s, vLLM's value) between the
 // starts of attempts, for at most timeout. The error carries the last
 // failure.
-func readyCheck(ctx context.Context, b backend.Backend, req *backend.Request, timeout, interval time.Duration) error {
+func readyCheck(ctx context.Context, send func(context.Context, *backend.Request, *backend.Response), req *backend.Request, timeout, interval time.Duration) error {
 	if interval <= 0 {
 		interval = 5 * time.Second
 	}
@@ -152,7 +163,7 @@ func readyCheck(ctx context.Context, b backend.Backend, req *backend.Request, ti
 	for {
 		var resp backend.Response
 		began := time.Now()
-		b.Send(ctx, req, &resp)
+		send(ctx, req, &resp)
 		if resp.Err == nil {
 			return nil
 		}
@@ -232,12 +243,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		func(_ context.Context, it load.Item) {
 			req := &cfg.Requests[it.Index]
 			var resp backend.Response
-			rctx, cancel := reqCtx, context.CancelFunc(func() {})
-			if cfg.RequestTimeout > 0 {
-				rctx, cancel = context.WithTimeout(reqCtx, cfg.RequestTimeout)
-			}
-			cfg.Backend.Send(rctx, req, &resp)
-			cancel()
+			cfg.send(reqCtx, req, &resp)
 			if resp.Start.IsZero() {
 				// The backend failed before sending (e.g. body build); the
 				// request still started here as far as the run is concerned.

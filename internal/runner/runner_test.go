@@ -216,3 +216,26 @@ func TestRunSlowOnDoneDoesNotHoldSlots(t *testing.T) {
 		t.Fatalf("%d records, want %d", len(res.Records), n)
 	}
 }
+
+// TestPrepareRequestTimeout: --request-timeout bounds warm-ups and ready
+// check attempts too, not only the timed requests.
+func TestPrepareRequestTimeout(t *testing.T) {
+	be := &fakeBackend{chunks: 100, gap: 50 * time.Millisecond} // 5 s per request
+	cfg := &Config{Backend: be, Requests: requests(1), NumWarmups: 2, RequestTimeout: 50 * time.Millisecond}
+	began := time.Now()
+	if err := Prepare(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(began); d > 2*time.Second {
+		t.Errorf("warm-ups took %v; each should have been cut at 50ms", d)
+	}
+	cfg.NumWarmups, cfg.ReadyCheck, cfg.ReadyInterval = 0, 3*time.Second, 10*time.Millisecond
+	began = time.Now()
+	err := Prepare(t.Context(), cfg)
+	if !errors.Is(err, ErrNotReady) {
+		t.Fatalf("got %v, want the ready check to fail", err)
+	}
+	if n := be.calls.Load(); n < 2+3 {
+		t.Errorf("%d calls in all: ready check attempts were not cut at 50ms", n)
+	}
+}
