@@ -229,7 +229,7 @@ func TestPrepareRequestTimeout(t *testing.T) {
 	if d := time.Since(began); d > 2*time.Second {
 		t.Errorf("warm-ups took %v; each should have been cut at 50ms", d)
 	}
-	cfg.NumWarmups, cfg.ReadyCheck, cfg.ReadyInterval = 0, 3*time.Second, 10*time.Millisecond
+	cfg.NumWarmups, cfg.ReadyCheck, cfg.ReadyInterval = 0, time.Second, 10*time.Millisecond
 	began = time.Now()
 	err := Prepare(t.Context(), cfg)
 	if !errors.Is(err, ErrNotReady) {
