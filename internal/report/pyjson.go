@@ -128,54 +128,15 @@ func writePy(w *bufio.Writer, v any) error {
 			w.WriteString(pyJSONFloat(float64(x)))
 		}
 	case []int:
-		w.WriteByte('[')
-		for i, n := range x {
-			if i > 0 {
-				w.WriteString(", ")
-			}
-			w.WriteString(strconv.Itoa(n))
-		}
-		w.WriteByte(']')
+		return writeList(w, x, func(n int) error { _, err := w.WriteString(strconv.Itoa(n)); return err })
 	case []float64:
-		w.WriteByte('[')
-		for i, f := range x {
-			if i > 0 {
-				w.WriteString(", ")
-			}
-			w.WriteString(pyJSONFloat(f))
-		}
-		w.WriteByte(']')
+		return writeList(w, x, func(f float64) error { _, err := w.WriteString(pyJSONFloat(f)); return err })
 	case [][]float64:
-		w.WriteByte('[')
-		for i, l := range x {
-			if i > 0 {
-				w.WriteString(", ")
-			}
-			if err := writePy(w, l); err != nil {
-				return err
-			}
-		}
-		w.WriteByte(']')
+		return writeList(w, x, func(l []float64) error { return writePy(w, l) })
 	case []string:
-		w.WriteByte('[')
-		for i, s := range x {
-			if i > 0 {
-				w.WriteString(", ")
-			}
-			writePyString(w, s)
-		}
-		w.WriteByte(']')
+		return writeList(w, x, func(s string) error { writePyString(w, s); return nil })
 	case []any:
-		w.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				w.WriteString(", ")
-			}
-			if err := writePy(w, e); err != nil {
-				return err
-			}
-		}
-		w.WriteByte(']')
+		return writeList(w, x, func(e any) error { return writePy(w, e) })
 	case map[string]any:
 		// Our own extras (SageMaker settings and the like): sorted keys, so
 		// the output stays deterministic.
@@ -206,6 +167,21 @@ func writePy(w *bufio.Writer, v any) error {
 		w.Write(b)
 	}
 	return nil
+}
+
+// writeList writes xs as a JSON list with Python's ", " separator, each
+// element by each.
+func writeList[T any](w *bufio.Writer, xs []T, each func(T) error) error {
+	w.WriteByte('[')
+	for i, x := range xs {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		if err := each(x); err != nil {
+			return err
+		}
+	}
+	return w.WriteByte(']')
 }
 
 // pyJSONFloat is Python's JSON text of a float: repr, with NaN, Infinity
