@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 )
 
 // APIError is an error SageMaker Runtime answers with before any stream
@@ -64,6 +65,27 @@ func ModelNotReady(msg string) APIError {
 // example an unknown endpoint name).
 func ValidationError(msg string) APIError {
 	return APIError{Status: http.StatusBadRequest, Code: "ValidationError", Message: msg}
+}
+
+// endpointNameRE is SageMaker's endpoint-name pattern. It does not bound
+// the length (any number of hyphens fits "-*"); EndpointNameError does.
+var endpointNameRE = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9])*$`)
+
+// maxEndpointName is SageMaker's limit on an endpoint name's length.
+const maxEndpointName = 63
+
+// EndpointNameError returns the ValidationError SageMaker answers for a
+// name that is not an endpoint name (1 to 63 characters matching
+// ^[a-zA-Z0-9](-*[a-zA-Z0-9])*), and bad = false for a valid name.
+func EndpointNameError(name string) (e APIError, bad bool) {
+	const prefix = "1 validation error detected: Value at 'endpointName' failed to satisfy constraint: "
+	if len(name) > maxEndpointName {
+		return ValidationError(prefix + fmt.Sprintf("Member must have length less than or equal to %d", maxEndpointName)), true
+	}
+	if !endpointNameRE.MatchString(name) {
+		return ValidationError(prefix + "Member must satisfy regular expression pattern: ^[a-zA-Z0-9](-*[a-zA-Z0-9])*"), true
+	}
+	return APIError{}, false
 }
 
 // Write sends the error as the HTTP response.

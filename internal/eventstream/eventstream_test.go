@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -203,6 +204,34 @@ func TestParsePartSize(t *testing.T) {
 	for _, bad := range []string{"0", "-3", "x", "", "1.5"} {
 		if _, err := ParsePartSize(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestEndpointNameError(t *testing.T) {
+	t.Parallel()
+	long := "a" + strings.Repeat("-", 70) + "b" // fits the pattern, not the length
+	for _, tc := range []struct {
+		name string
+		want string // "" = valid
+	}{
+		{"ep", ""},
+		{"my-endpoint-1", ""},
+		{"a--b", ""},
+		{strings.Repeat("x", 63), ""},
+		{strings.Repeat("x", 64), "length less than or equal to 63"},
+		{long, "length less than or equal to 63"},
+		{"", "regular expression"},
+		{"bad_name", "regular expression"},
+		{"-ep", "regular expression"},
+		{"ep-", "regular expression"},
+	} {
+		e, bad := EndpointNameError(tc.name)
+		if bad != (tc.want != "") || !strings.Contains(e.Message, tc.want) {
+			t.Errorf("%q: bad %v, %+v; want %q", tc.name, bad, e, tc.want)
+		}
+		if bad && (e.Status != 400 || e.Code != "ValidationError") {
+			t.Errorf("%q: %+v, want a 400 ValidationError", tc.name, e)
 		}
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -67,8 +66,6 @@ type Proxy struct {
 
 // maxBody is SageMaker's request and InvokeEndpoint response limit.
 const maxBody = 6 << 20
-
-var endpointNameRE = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
 
 // New checks cfg and returns a Proxy.
 func New(cfg Config) (*Proxy, error) {
@@ -129,8 +126,8 @@ func (p *Proxy) handle(stream bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		n := p.requests.Add(1)
 		name := r.PathValue("name")
-		if !endpointNameRE.MatchString(name) {
-			eventstream.ValidationError("1 validation error detected: Value at 'endpointName' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[a-zA-Z0-9](-*[a-zA-Z0-9])*").Write(w)
+		if e, bad := eventstream.EndpointNameError(name); bad {
+			e.Write(w)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))

@@ -2,13 +2,9 @@ package sim
 
 import (
 	"net/http"
-	"regexp"
 
 	"github.com/llmbench/llmbench/internal/eventstream"
 )
-
-// endpointNameRE is SageMaker's endpoint-name pattern (1–63 characters).
-var endpointNameRE = regexp.MustCompile(`^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$`)
 
 // handleSageMaker serves InvokeEndpoint (stream false) and
 // InvokeEndpointWithResponseStream (stream true). Any endpoint name that
@@ -28,8 +24,7 @@ func (s *Server) handleSageMaker(stream bool) http.HandlerFunc {
 		t.EndpointName = r.PathValue("name")
 		t.Format = s.cfg.PayloadFormat
 		defer s.finish(t)
-		if !endpointNameRE.MatchString(t.EndpointName) {
-			e := eventstream.ValidationError("1 validation error detected: Value at 'endpointName' failed to satisfy constraint: Member must satisfy regular expression pattern: ^[a-zA-Z0-9](-*[a-zA-Z0-9])*")
+		if e, bad := eventstream.EndpointNameError(t.EndpointName); bad {
 			t.Status = e.Status
 			e.Write(w)
 			return

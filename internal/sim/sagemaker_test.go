@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -305,12 +306,15 @@ func TestSageMakerInvokeEndpoint(t *testing.T) {
 	if got["object"] != "chat.completion" || usage["completion_tokens"] != 6.0 {
 		t.Errorf("body %s", out.Body)
 	}
-	// A bad endpoint name is SageMaker's own ValidationError.
-	_, err = sdk.InvokeEndpoint(t.Context(), &sagemakerruntime.InvokeEndpointInput{
-		EndpointName: aws.String("bad_name"), Body: []byte(`{}`)})
-	var ve *types.ValidationError
-	if !errors.As(err, &ve) {
-		t.Errorf("bad endpoint name: %v", err)
+	// A bad endpoint name is SageMaker's own ValidationError; so is one
+	// longer than 63 characters, though it fits the pattern.
+	for _, name := range []string{"bad_name", "a" + strings.Repeat("-", 70) + "b"} {
+		_, err = sdk.InvokeEndpoint(t.Context(), &sagemakerruntime.InvokeEndpointInput{
+			EndpointName: aws.String(name), Body: []byte(`{}`)})
+		var ve *types.ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("bad endpoint name %q: %v", name, err)
+		}
 	}
 	// An invalid body is the container's 400, wrapped as ModelError.
 	_, err = sdk.InvokeEndpoint(t.Context(), &sagemakerruntime.InvokeEndpointInput{
