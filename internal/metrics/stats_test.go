@@ -137,8 +137,22 @@ func TestPairwiseSum(t *testing.T) {
 	if got := pairwiseSum(x[:7]); got != 1 {
 		t.Errorf("pairwiseSum(7) = %.17g, want 1", got)
 	}
-	// Above 128 elements it splits at n/2 rounded down to a multiple of 8;
-	// integers add exactly, so the sum is exact whatever the order.
+	// Above 128 elements it splits at n/2 rounded down to a multiple of 8.
+	// n = 136 splits 64 | 72: the left block gives 1 + 28·2^-52 as above
+	// (r0 stays 1, r1..r7 = 8·2^-53), the right 72·2^-53 = 36·2^-52, so
+	// the sum is 1 + 2^-46 exactly. A split at 68 would lose the left
+	// block's 4-element tail to rounding (1 + 62·2^-52); a plain loop
+	// gives 1.
+	split := make([]float64, 136)
+	split[0] = 1
+	for i := 1; i < len(split); i++ {
+		split[i] = tiny
+	}
+	if got, want := pairwiseSum(split), 1+math.Ldexp(1, -46); got != want {
+		t.Errorf("pairwiseSum(136) = %.17g, want %.17g (split 64 | 72)", got, want)
+	}
+	// Integers add exactly whatever the order: a check of the recursion's
+	// coverage (every element added once), not of its order.
 	big := make([]float64, 1001)
 	for i := range big {
 		big[i] = float64(i)
