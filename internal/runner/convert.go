@@ -4,15 +4,18 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/record"
 )
 
-// toRecord turns what a backend observed into a Record on the run's clock
-// (seconds since origin), with vLLM's rules: ttft from the start to the first
-// token chunk, one ITL entry per later chunk, latency to the last token chunk
-// for successes and 0 for failures, prompt_len replaced by the server's
-// usage.prompt_tokens when it sent one.
-func toRecord(req *backend.Request, resp *backend.Response, origin, intended, arrived time.Time) record.Record {
+// toRecord turns what a backend observed for the dispatched item it into a
+// Record on the run's clock (seconds since origin), with vLLM's rules: ttft
+// from the start to the first token chunk, one ITL entry per later chunk,
+// latency to the last token chunk for successes and 0 for failures,
+// prompt_len replaced by the server's usage.prompt_tokens when it sent one.
+// Queue time is start - arrival, vLLM's client_queue_time; a backend that
+// failed before sending (no Start) started when it got its slot.
+func toRecord(req *backend.Request, resp *backend.Response, origin time.Time, it load.Item) record.Record {
 	r := record.Record{
 		Index:             req.Index,
 		Success:           resp.Err == nil,
@@ -23,20 +26,18 @@ func toRecord(req *backend.Request, resp *backend.Response, origin, intended, ar
 		FinishReason:      resp.FinishReason,
 		HTTPStatus:        resp.HTTPStatus,
 	}
-	if !resp.Start.IsZero() {
-		r.StartTime = resp.Start.Sub(origin).Seconds()
-	} else {
-		// The request never got to send (cancelled while queued): place it
-		// where it arrived so the record still lines up with the others.
-		r.StartTime = arrived.Sub(origin).Seconds()
+	start := resp.Start
+	if start.IsZero() {
+		start = it.Acquired
 	}
-	it := intended.Sub(origin).Seconds()
-	r.IntendedTime = &it
-	if !resp.Start.IsZero() && resp.Start.After(arrived) {
-		r.QueueTime = resp.Start.Sub(arrived).Seconds()
+	r.StartTime = start.Sub(origin).Seconds()
+	intended := it.Intended.Sub(origin).Seconds()
+	r.IntendedTime = &intended
+	if start.After(it.Arrived) {
+		r.QueueTime = start.Sub(it.Arrived).Seconds()
 	}
 	if n := len(resp.ChunkTimes); n > 0 {
-		r.TTFT = resp.ChunkTimes[0].Sub(resp.Start).Seconds()
+		r.TTFT = resp.ChunkTimes[0].Sub(start).Seconds()
 		if n > 1 {
 			r.ITL = make([]float64, n-1)
 			for i := 1; i < n; i++ {
@@ -44,7 +45,7 @@ func toRecord(req *backend.Request, resp *backend.Response, origin, intended, ar
 			}
 		}
 		if r.Success {
-			r.Latency = resp.ChunkTimes[n-1].Sub(resp.Start).Seconds()
+			r.Latency = resp.ChunkTimes[n-1].Sub(start).Seconds()
 		}
 	}
 	if resp.PromptTokens != nil {

@@ -244,12 +244,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			req := &cfg.Requests[it.Index]
 			var resp backend.Response
 			cfg.send(reqCtx, req, &resp)
-			if resp.Start.IsZero() {
-				// The backend failed before sending (e.g. body build); the
-				// request still started here as far as the run is concerned.
-				resp.Start = it.Acquired
-			}
-			recs[it.Index] = toRecord(req, &resp, origin, it.Intended, it.Arrived)
+			recs[it.Index] = toRecord(req, &resp, origin, it)
 			sent[it.Index] = true
 			doneCh <- it.Index
 		})
