@@ -130,12 +130,13 @@ func (c *Collector) Finish(now time.Time) error {
 		(c.Parser.Framing == FramingJSONLines && r.FinishReason != "")
 	switch {
 	case c.errMsg != "" && n == 0:
-		r.Err, r.ErrClass = errors.New(NoContentMessage+" Server error in stream: "+c.errMsg), ClassServerError
+		r.Err, r.ErrClass = fmt.Errorf("%s Server error in stream: %s", NoContentMessage, c.errMsg), ClassServerError
 	case c.errMsg != "":
 		r.Err, r.ErrClass = fmt.Errorf("server error in stream after %d token chunks: %s", n, c.errMsg), ClassServerError
 	case r.FinishReason == "error":
 		r.Err, r.ErrClass = fmt.Errorf("the server ended generation with finish_reason \"error\" after %d token chunks", n), ClassServerError
 	case n == 0 && proper:
+		//lint:ignore ST1005 vLLM's exact message, capital and all
 		r.Err, r.ErrClass = errors.New(NoContentMessage), record.ErrNoContent
 	case !proper:
 		r.Err, r.ErrClass = fmt.Errorf("stream ended after %d token chunks without [DONE] or a usage frame", n), record.ErrStreamTruncated
