@@ -359,3 +359,12 @@ func TestClientTimingLines(t *testing.T) {
 		t.Errorf("without data: %q, want nothing", l)
 	}
 }
+
+func TestWriteWarnings(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	s := &metrics.Summary{Warnings: []string{"one", "two"}}
+	if err := WriteWarnings(&buf, s); err != nil || buf.String() != "Warning: one\nWarning: two\n" {
+		t.Errorf("WriteWarnings = %q, %v", buf.String(), err)
+	}
+}

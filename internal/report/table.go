@@ -245,11 +245,12 @@ func WriteSpecifics(w io.Writer, title string, s *metrics.Summary) error {
 	return writeLines(w, SpecificsLines(title, s))
 }
 
-// WriteWarnings writes each warning as "warning: <text>" on its own line.
+// WriteWarnings writes each warning as "Warning: <text>" on its own line
+// (the run's other warnings use the same prefix).
 func WriteWarnings(w io.Writer, s *metrics.Summary) error {
 	lines := make([]string, len(s.Warnings))
 	for i, m := range s.Warnings {
-		lines[i] = "warning: " + m
+		lines[i] = "Warning: " + m
 	}
 	return writeLines(w, lines)
 }
