@@ -69,9 +69,13 @@ const maxBody = 6 << 20
 
 // New checks cfg and returns a Proxy.
 func New(cfg Config) (*Proxy, error) {
+	// Errors never echo the URL as given: it may carry a password.
 	u, err := url.Parse(cfg.Upstream)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("upstream %q: want an http:// or https:// base URL", cfg.Upstream)
+	if err != nil {
+		return nil, errors.New("upstream: not a valid URL; want an http:// or https:// base URL")
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("upstream (scheme %q, host %q): want an http:// or https:// base URL", u.Scheme, u.Host)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	if cfg.Route == "" {

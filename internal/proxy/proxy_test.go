@@ -340,9 +340,13 @@ func TestProxyInvokeEndpoint(t *testing.T) {
 
 func TestNewRejectsBadConfig(t *testing.T) {
 	t.Parallel()
-	for _, c := range []Config{{Upstream: "localhost:8000"}, {Upstream: "ftp://x"}, {Upstream: "http://x", Route: "invocations"}} {
-		if _, err := New(c); err == nil {
+	for _, c := range []Config{{Upstream: "localhost:8000"}, {Upstream: "ftp://x"}, {Upstream: "http://x", Route: "invocations"},
+		{Upstream: "ftp://user:s3cret@x"}, {Upstream: "http://user:s3cret@x:port"}, {Upstream: "user:s3cret@x"}} {
+		_, err := New(c)
+		if err == nil {
 			t.Errorf("%+v accepted", c)
+		} else if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("error shows the password: %v", err)
 		}
 	}
 }
