@@ -83,8 +83,9 @@ var ErrTruncated = errors.New("stream ended inside a message")
 //     an optional "data: " and parses the rest).
 //   - Anything else is malformed.
 //
-// With FramingJSONLines every non-blank line is a message ("[DONE]" and an
-// optional "data:" prefix are still accepted, so one parser serves both).
+// With FramingJSONLines every other non-blank line is a message ("[DONE]",
+// an optional "data:" prefix and the SSE fields are still accepted, so one
+// parser serves both).
 //
 // Unlike vLLM's client, a ": ping" comment that ends a read does not glue
 // itself to the next message (see the spec, §4 item 4): we follow the SSE
@@ -153,10 +154,6 @@ func (p *Parser) line(line []byte) error {
 		return nil // comment / keep-alive
 	case line[0] == '{':
 		// a bare JSON message
-	case p.Framing == FramingJSONLines:
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil
-		}
 	default:
 		name := line
 		if i := bytes.IndexByte(line, ':'); i >= 0 {
@@ -164,12 +161,14 @@ func (p *Parser) line(line []byte) error {
 		}
 		switch string(name) {
 		case "event", "id", "retry":
-			return nil
+			return nil // no JSON line starts like this, whatever the framing
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			return nil
 		}
-		return fmt.Errorf("%w: unexpected line %s", ErrMalformed, quote(line))
+		if p.Framing != FramingJSONLines {
+			return fmt.Errorf("%w: unexpected line %s", ErrMalformed, quote(line))
+		}
 	}
 	return p.message(payload)
 }
