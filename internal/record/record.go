@@ -1,5 +1,5 @@
 // Package record defines the per-request Record that every later stage reads
-// (metrics, merge, compare, reports), and its JSON-lines codec.
+// (metrics and the reports), and its JSON-lines codec.
 //
 // A Record holds what vLLM's request function returns (RequestFuncOutput),
 // with the same units — seconds as float64 on a monotonic clock with an
