@@ -39,6 +39,11 @@ const (
 	ClassModelNotReady = "ModelNotReadyException"
 	// ClassModelError is the container's own non-2xx answer, wrapped (424).
 	ClassModelError = "ModelError"
+	// ClassReadIdleTimeout is the idle timeout per read
+	// (AWSConfig.ReadTimeout): the stream stalled that long without a
+	// byte. Kept apart from record.ErrTimeout, the request's own deadline
+	// (§7.4: Timeout(read-idle) vs Timeout(client-deadline)).
+	ClassReadIdleTimeout = "timeout_read_idle"
 	// ClassServerError is an error object the container put inside a 200
 	// stream (vLLM {"error":...}, TGI {"error":..., "error_type":...}, an
 	// LMI finish_reason "error"); the same class the OpenAI backend uses.
@@ -62,6 +67,10 @@ func classify(err error) string {
 	var isf *types.InternalStreamFailure
 	if errors.As(err, &isf) {
 		return ClassInternalStreamFailure
+	}
+	var rte *awshttp.ResponseTimeoutError
+	if errors.As(err, &rte) {
+		return ClassReadIdleTimeout
 	}
 	if isTimeout(err) {
 		return record.ErrTimeout
@@ -115,14 +124,9 @@ func classify(err error) string {
 	return record.ErrOther
 }
 
-// isTimeout reports a client-side deadline (ctx), the idle read timeout
-// (ResponseTimeoutError) or any network timeout.
+// isTimeout reports a client-side deadline (ctx) or any network timeout.
 func isTimeout(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, syscall.ETIMEDOUT) {
-		return true
-	}
-	var rte *awshttp.ResponseTimeoutError
-	if errors.As(err, &rte) {
 		return true
 	}
 	var ne net.Error

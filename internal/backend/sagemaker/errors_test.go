@@ -96,7 +96,7 @@ func TestErrorClasses(t *testing.T) {
 			w.(http.Flusher).Flush()
 		}), 0, 0, record.ErrMalformedStream, 200, true},
 		{"stall-ctx-deadline", partsThen(60, stall), 300 * time.Millisecond, 0, record.ErrTimeout, 200, true},
-		{"stall-read-idle", partsThen(60, stall), 0, 200 * time.Millisecond, record.ErrTimeout, 200, true},
+		{"stall-read-idle", partsThen(60, stall), 0, 200 * time.Millisecond, ClassReadIdleTimeout, 200, true},
 		{"slow-headers-ctx-deadline", func(w http.ResponseWriter, r *http.Request, _ []byte, done <-chan struct{}) {
 			stall(w, nil, r, done)
 		}, 200 * time.Millisecond, 0, record.ErrTimeout, 0, false},
