@@ -532,6 +532,10 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := report.WriteTable(out, sum, &params); err != nil {
 		return err
 	}
+	if res.Interrupted {
+		// Also on stdout: a table redirected to a file must say it is partial.
+		fmt.Fprintf(out, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(res.Records), len(reqs))
+	}
 	title := report.StreamSpecifics
 	if f.backend == "sagemaker" {
 		title = report.SageMakerSpecifics

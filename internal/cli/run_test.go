@@ -339,6 +339,9 @@ func TestRunInterruptSavesPartialResult(t *testing.T) {
 	if code != 130 {
 		t.Errorf("exit %d, want 130 for an interrupted run\n%s\n%s", code, out.String(), errb.String())
 	}
+	if !strings.Contains(out.String(), "Note: interrupted (Ctrl-C): the figures above cover the ") {
+		t.Errorf("stdout does not say the table is partial:\n%s", out.String())
+	}
 	res := readResult(t, filepath.Join(dir, "p.json"))
 	ext, _ := res["llmbench"].(map[string]any)
 	if ext == nil || ext["interrupted"] != true {
