@@ -182,13 +182,15 @@ func TestExceptionAndErrorFrames(t *testing.T) {
 		header(ms[0], ":exception-type") != "ModelStreamError" || header(ms[0], ":message-type") != "exception" {
 		t.Errorf("ModelStreamError frame: %v %s", ms[0].Headers, ms[0].Payload)
 	}
-	if err := json.Unmarshal(ms[1].Payload, &p); err != nil || header(ms[1], ":exception-type") != "InternalStreamFailure" {
+	p = nil // a fresh map: the first frame's keys must not carry over
+	if err := json.Unmarshal(ms[1].Payload, &p); err != nil || p["Message"] != "oops" || header(ms[1], ":exception-type") != "InternalStreamFailure" {
 		t.Errorf("InternalStreamFailure frame: %v %s", ms[1].Headers, ms[1].Payload)
 	}
 	if bytes.Contains(ms[1].Payload, []byte("ErrorCode")) {
 		t.Errorf("InternalStreamFailure carries an ErrorCode: %s", ms[1].Payload)
 	}
-	if header(ms[2], ":message-type") != "error" || header(ms[2], ":error-code") != "SomeCode" || len(ms[2].Payload) != 0 {
+	if header(ms[2], ":message-type") != "error" || header(ms[2], ":error-code") != "SomeCode" ||
+		header(ms[2], ":error-message") != "some message" || len(ms[2].Payload) != 0 {
 		t.Errorf("error frame: %v", ms[2].Headers)
 	}
 }
