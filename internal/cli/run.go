@@ -383,6 +383,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	}
 
 	// Tokenizer.
+	if m := f.tokenizerMode; m != "auto" && m != "hf" && !f.skipTokenizer {
+		fmt.Fprintf(errw, "Warning: --tokenizer-mode %s is not supported: tokens are counted with the Hugging Face tokenizer.json, which may count differently\n", m)
+	}
 	tok, tokID, tokNote := o.loadTokenizer(ctx, env, modelID)
 	if tokNote != "" {
 		fmt.Fprintln(errw, tokNote)

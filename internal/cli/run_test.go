@@ -353,6 +353,22 @@ func TestRunInterruptSavesPartialResult(t *testing.T) {
 	}
 }
 
+// TestRunTokenizerModeWarns: vLLM's --tokenizer-mode is accepted, but a
+// mode other than auto/hf says that counts come from tokenizer.json.
+func TestRunTokenizerModeWarns(t *testing.T) {
+	srv := startSim(t, nil)
+	for _, tt := range []struct {
+		mode string
+		warn bool
+	}{{"mistral", true}, {"hf", false}} {
+		code, out, errs := runCLI(t, "run", "--no-config", "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", gpt2Path(t),
+			"--tokenizer-mode", tt.mode, "--num-prompts", "1", "--random-input-len", "4", "--random-output-len", "2", "--disable-tqdm")
+		if code != 0 || strings.Contains(errs, "--tokenizer-mode") != tt.warn {
+			t.Errorf("--tokenizer-mode %s: exit %d, stderr %q; want a warning: %v\n%s", tt.mode, code, errs, tt.warn, out)
+		}
+	}
+}
+
 // TestRunBadInput: flag mistakes are one-line errors with exit code 2.
 func TestRunBadInput(t *testing.T) {
 	tests := []struct {
