@@ -90,14 +90,12 @@ func WriteJSONLines(w io.Writer, p Params, recs []Record) error {
 }
 
 // headerDefaults are what an absent header param means in our own format:
-// vLLM's defaults, without the conformance format's mock model.
+// vLLM's defaults, as in the conformance format but without its
+// whitespace tokenizer, backend and mock model.
 func headerDefaults() Params {
-	return Params{
-		RequestRate:       Inf,
-		Burstiness:        1.0,
-		PercentileMetrics: "ttft,tpot,itl",
-		MetricPercentiles: "99",
-	}
+	p := ConformanceDefaults()
+	p.Tokenizer, p.Backend, p.ModelID = "", "", ""
+	return p
 }
 
 // ReadFile reads a records file in either format (see Read).

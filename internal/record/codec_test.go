@@ -78,6 +78,20 @@ func TestReadConformanceDefaults(t *testing.T) {
 	}
 }
 
+// TestReadJSONLinesDefaults: a header with only duration_s means vLLM's
+// defaults, without the conformance format's tokenizer, backend and model.
+func TestReadJSONLinesDefaults(t *testing.T) {
+	t.Parallel()
+	p, _, _, err := Read(strings.NewReader(`{"llmbench_records":1,"params":{"duration_s":3}}` + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Params{DurationS: 3, RequestRate: Inf, Burstiness: 1, PercentileMetrics: "ttft,tpot,itl", MetricPercentiles: "99", NumPrompts: intp(0)}
+	if diff := cmp.Diff(want, p); diff != "" {
+		t.Errorf("params (-want +got):\n%s", diff)
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	t.Parallel()
 	const hdr = `{"llmbench_records":1,"params":{"duration_s":1}}` + "\n"
