@@ -128,14 +128,7 @@ func TestCustomBadInput(t *testing.T) {
 			p := writeFile(t, t.TempDir(), "c.jsonl", tc.content)
 			cfg := Config{Name: Custom, Path: p, NumPrompts: 3, CustomOutputLen: tc.outLen, DisableShuffle: true, NoOversample: true}
 			_, _, err := Load(t.Context(), cfg, tok)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
+			wantErr(t, err, tc.want...)
 		})
 	}
 	_, _, err := Load(t.Context(), Config{Name: Custom, Path: dir + "/nope.jsonl"}, tok)

@@ -20,6 +20,20 @@ func repoTestdata(parts ...string) string {
 	return filepath.Join(append([]string{"..", "..", "testdata"}, parts...)...)
 }
 
+// wantErr fails the test unless err is an error that mentions every one of
+// want.
+func wantErr(t *testing.T, err error, want ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
+}
+
 // realTokenizer loads one of the committed tokenizers (gpt2, mistral7b).
 func realTokenizer(tb testing.TB, name string) Tokenizer {
 	tb.Helper()

@@ -152,14 +152,7 @@ func TestHFLocalFilesAndLayouts(t *testing.T) {
 				cfg.Path = tc.path
 			}
 			_, _, err := Load(t.Context(), cfg, tok)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
+			wantErr(t, err, tc.want...)
 		})
 	}
 }
@@ -264,14 +257,7 @@ func TestHFFakeHubErrors(t *testing.T) {
 			cfg := Config{Name: HF, Path: tc.repo, NumPrompts: 1,
 				Hub: &hfhub.Client{Endpoint: url, Token: tc.token, CacheDir: t.TempDir()}}
 			_, _, err := Load(t.Context(), cfg, tok)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
+			wantErr(t, err, tc.want...)
 			if strings.Contains(err.Error(), "right") || strings.Contains(err.Error(), "wrong") {
 				t.Errorf("error leaks the token: %v", err)
 			}

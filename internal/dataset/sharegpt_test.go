@@ -248,14 +248,7 @@ func TestShareGPTBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeFile(t, dir, "bad.json", tc.content)
 			_, _, err := Load(t.Context(), Config{Name: ShareGPT, Path: p, NumPrompts: 2, DisableShuffle: true}, tok)
-			if err == nil {
-				t.Fatal("no error")
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
+			wantErr(t, err, tc.want...)
 		})
 	}
 	_, _, err := Load(t.Context(), Config{Name: ShareGPT, Path: filepath.Join(dir, "missing.json")}, tok)
