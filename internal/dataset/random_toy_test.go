@@ -110,6 +110,9 @@ func TestRandomPipelineMatchesVLLMAlgorithm(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(reqs) != len(c.Requests) {
+			t.Fatalf("seed %d: %d requests, want %d", c.Seed, len(reqs), len(c.Requests))
+		}
 		for i, want := range c.Requests {
 			got := reqs[i]
 			if got.Prompt != want.Prompt || got.PromptLen != want.PromptLen || got.OutputLen != want.OutputLen {
