@@ -190,7 +190,7 @@ func abs(x float64) float64 {
 // not keep finished requests in their concurrency slots (the next requests
 // would queue behind it and the stall would show up as queue time).
 func TestRunSlowOnDoneDoesNotHoldSlots(t *testing.T) {
-	const n = 5000 // more than any fixed buffer between requests and OnDone
+	const n = 5000       // more than any fixed buffer between requests and OnDone
 	be := &fakeBackend{} // no chunks: as cheap a request as can be
 	var once sync.Once
 	sentDuringStall := int64(0)
