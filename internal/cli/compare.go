@@ -2,13 +2,16 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,8 +24,11 @@ type compareRow struct {
 	key, label string
 }
 
-// compareRows are the headline figures in table order.
-var compareRows = func() []compareRow {
+// compareRows are the headline figures of files in table order: the
+// counts and throughputs, then for TTFT, TPOT, ITL and E2EL the mean, the
+// median and every percentile any file saved (p50, p99.9, ...), lowest
+// first.
+func compareRows(files []*resultFile) []compareRow {
 	rows := []compareRow{
 		{"completed", "Successful requests"},
 		{"failed", "Failed requests"},
@@ -39,11 +45,25 @@ var compareRows = func() []compareRow {
 		rows = append(rows,
 			compareRow{"mean_" + m.key + "_ms", "Mean " + m.short + " (ms)"},
 			compareRow{"median_" + m.key + "_ms", "Median " + m.short + " (ms)"},
-			compareRow{"p99_" + m.key + "_ms", "P99 " + m.short + " (ms)"},
 		)
+		suffix := "_" + m.key + "_ms"
+		pcts := map[string]float64{} // label ("99.9") -> value, for sorting
+		for _, f := range files {
+			for k := range f.values {
+				rest, isP := strings.CutPrefix(k, "p")
+				label, isM := strings.CutSuffix(rest, suffix)
+				if v, err := strconv.ParseFloat(label, 64); isP && isM && err == nil {
+					pcts[label] = v
+				}
+			}
+		}
+		labels := slices.SortedFunc(maps.Keys(pcts), func(a, b string) int { return cmp.Compare(pcts[a], pcts[b]) })
+		for _, l := range labels {
+			rows = append(rows, compareRow{"p" + l + suffix, "P" + l + " " + m.short + " (ms)"})
+		}
 	}
 	return rows
-}()
+}
 
 // resultFile is one result JSON read for comparison.
 type resultFile struct {
@@ -125,8 +145,8 @@ func newCompareCmd(env *Env) *cobra.Command {
 		Short: "Compare result files side by side with the change against the first",
 		Long: `Compare the headline figures of two or more result files side by side: token
 totals, request/output/total throughput, peak concurrency, goodput and the
-mean/median/P99 of TTFT, TPOT, ITL and E2EL, each with its change (Δ%)
-against the first file.
+mean, median and every saved percentile (P50, P99, ...) of TTFT, TPOT, ITL
+and E2EL, each with its change (Δ%) against the first file.
 
 Both llmbench's result JSON and vllm bench serve's own --save-result files
 are read. A file written with --append-result holds one object per line;
@@ -369,7 +389,7 @@ func writeCompareTable(w io.Writer, files []*resultFile) error {
 		}
 	}
 	table := [][]string{header}
-	for _, row := range compareRows {
+	for _, row := range compareRows(files) {
 		present := false
 		for _, f := range files {
 			if _, ok := f.number(row.key); ok {
@@ -451,7 +471,7 @@ func writeCompareJSON(w io.Writer, files []*resultFile, crossed []string) error 
 	for _, f := range files {
 		out.Files = append(out.Files, compareJSONFile{Path: f.path, Note: f.note})
 	}
-	for _, row := range compareRows {
+	for _, row := range compareRows(files) {
 		r := compareJSONRow{Key: row.key, Label: row.label}
 		present := false
 		bv, baseOK := files[0].number(row.key)

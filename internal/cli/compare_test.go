@@ -40,6 +40,9 @@ func TestCompareTable(t *testing.T) {
 		"Successful requests                        10        6    -40.00%\n",
 		"Peak output token throughput (tok/s)    56.00   114.00   +103.57%\n",
 		"Mean E2EL (ms)                              -  1283.83          -\n",
+		// Every percentile either file saved, in numeric order, P99.9 after P99.
+		"P90 ITL (ms)                                -    39.85          -\n",
+		"P99 ITL (ms)                            39.48   612.00  +1450.24%\nP99.9 ITL (ms)                              -  1418.40          -\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
