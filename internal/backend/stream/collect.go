@@ -38,7 +38,7 @@ type Collector struct {
 
 	text      []byte
 	done      bool   // "[DONE]" seen
-	usageSeen bool   // a usage frame seen
+	usageLast bool   // a usage frame arrived, and no token chunk after it
 	errMsg    string // last in-stream error message
 	onEvent   func(*Event) error
 }
@@ -48,7 +48,7 @@ func (c *Collector) Reset(resp *backend.Response) {
 	c.Parser.Reset()
 	c.Resp = resp
 	c.text = c.text[:0]
-	c.done, c.usageSeen, c.errMsg = false, false, ""
+	c.done, c.usageLast, c.errMsg = false, false, ""
 }
 
 // Feed parses b, which arrived at now. A non-nil error means the stream is
@@ -72,13 +72,16 @@ func (c *Collector) event(e *Event) error {
 	r := c.Resp
 	switch e.Kind {
 	case KindToken:
+		// vLLM sends usage after the last token chunk; one that more
+		// token chunks follow proves nothing about the end.
+		c.usageLast = false
 		r.ChunkTimes = append(r.ChunkTimes, e.Time)
 		c.text = append(c.text, e.Msg.Text...)
 		if e.Msg.FinishReason != "" {
 			r.FinishReason = e.Msg.FinishReason
 		}
 	case KindUsage:
-		c.usageSeen = true
+		c.usageLast = true
 		r.CompletionTokens = nil
 		if v := e.Msg.CompletionTokens; v >= 0 {
 			r.CompletionTokens = &v
@@ -102,8 +105,9 @@ func (c *Collector) event(e *Event) error {
 //   - the server reported an error in the stream (an error object or
 //     finish_reason "error"): ClassServerError, whatever else arrived;
 //   - no token chunk at all: record.ErrNoContent with vLLM's message;
-//   - no proper end — neither "[DONE]" nor a usage frame (with
-//     FramingJSONLines also a finish_reason counts): record.ErrStreamTruncated;
+//   - no proper end — neither "[DONE]" nor a usage frame after the last
+//     token chunk (with FramingJSONLines a finish_reason counts too):
+//     record.ErrStreamTruncated;
 //   - otherwise success (Resp.Err nil).
 //
 // It returns Resp.Err.
@@ -126,7 +130,7 @@ func (c *Collector) Finish(now time.Time) error {
 	}
 	c.storeText()
 	n := len(r.ChunkTimes)
-	proper := c.done || c.usageSeen ||
+	proper := c.done || c.usageLast ||
 		(c.Parser.Framing == FramingJSONLines && r.FinishReason != "")
 	switch {
 	case c.errMsg != "" && n == 0:

@@ -164,6 +164,8 @@ func TestCollectorOutcomes(t *testing.T) {
 			result{Chunks: 2, Text: "ab", FinishReason: "length", Prompt: -1, Comp: -1}},
 		{"usage frame then EOF without [DONE] is success", FramingSSE, tok + fin + usage,
 			result{Chunks: 2, Text: "ab", FinishReason: "length", Prompt: 4, Comp: 2}},
+		{"a usage frame ends the stream only when no token chunk follows it", FramingSSE, tok + usage + fin,
+			result{Chunks: 2, Text: "ab", FinishReason: "length", Prompt: 4, Comp: 2, Class: record.ErrStreamTruncated}},
 		{"EOF after a token chunk is truncated", FramingSSE, tok,
 			result{Chunks: 1, Text: "a", Prompt: -1, Comp: -1, Class: record.ErrStreamTruncated}},
 		{"finish_reason does not end an SSE stream", FramingSSE, tok + fin,
