@@ -244,7 +244,8 @@ func (o *runOptions) extraBody() (map[string]any, error) {
 		if err := dec.Decode(&extra); err != nil || extra == nil {
 			return nil, usageErrorf("--extra-body: want a JSON object (%v)", errOr(err, "got null"))
 		}
-		if dec.More() {
+		// dec.More is false for a stray "]" or "}": only the end may follow.
+		if _, err := dec.Token(); err != io.EOF {
 			return nil, usageErrorf("--extra-body: want one JSON object, found more after it")
 		}
 		for k, v := range extra {

@@ -382,6 +382,7 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"--metric-percentiles", "101"}, "101"},
 		{[]string{"--percentile-metrics", "ttft,foo"}, "foo"},
 		{[]string{"--extra-body", "[1]"}, "--extra-body"},
+		{[]string{"--extra-body", `{"a":1}]`}, "--extra-body"},
 		{[]string{"--header", "novalue"}, "--header"},
 		{[]string{"--ramp-up-strategy", "linear"}, "ramp-up"},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"}, "--request-rate must be left at inf"},

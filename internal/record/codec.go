@@ -182,7 +182,9 @@ func unmarshalLine(b []byte, v any, strict bool) error {
 	if err := dec.Decode(v); err != nil {
 		return describeJSONError(err, nil)
 	}
-	if dec.More() {
+	// dec.More is false for a stray "]" or "}", so ask for the next token:
+	// only the end of input is acceptable.
+	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("invalid JSON at byte %d: more than one value on the line", dec.InputOffset()+1)
 	}
 	return nil

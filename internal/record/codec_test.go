@@ -105,6 +105,7 @@ func TestReadErrors(t *testing.T) {
 		{"JSON-lines truncated line", hdr + `{"index":1,` + "\n", "line 2: invalid JSON: unexpected end of input"},
 		{"JSON-lines wrong type", hdr + `{"index":1,"ttft":"fast"}` + "\n", "line 2: invalid JSON at byte 24: ttft must be float64, not string"},
 		{"JSON-lines two values on a line", hdr + good[:len(good)-1] + good, "line 2: invalid JSON at byte"},
+		{"JSON-lines stray bracket after the record", hdr + good[:len(good)-1] + "]\n", "line 2: invalid JSON at byte"},
 		{"JSON-lines negative time", hdr + `{"index":7,"success":true,"ttft":0.1,"itl":[0.1,-0.2],"latency":1}` + "\n", "line 2: record 7: itl[1] is negative (-0.2)"},
 		{"header version", `{"llmbench_records":2,"params":{"duration_s":1}}` + "\n", "version 2 is not supported"},
 		{"header unknown param", `{"llmbench_records":1,"params":{"duration_s":1,"rate":3}}` + "\n", `line 1 (header): unknown field "rate"`},
