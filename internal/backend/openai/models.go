@@ -32,6 +32,9 @@ func ListModels(ctx context.Context, client *http.Client, baseURL string, apiKey
 	if err != nil {
 		return nil, fmt.Errorf("listing models: %w", err)
 	}
+	// Errors name the URL, never a password in it (net/http's own errors
+	// strip it the same way).
+	u = req.URL.Redacted()
 	if apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+string(apiKey))
 	}

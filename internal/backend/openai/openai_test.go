@@ -481,6 +481,11 @@ func TestListModels(t *testing.T) {
 	if _, err := ListModels(t.Context(), nil, srv.URL+"/missing", ""); err == nil || !strings.Contains(err.Error(), "HTTP 404") {
 		t.Errorf("404: %v", err)
 	}
+	// A password in the base URL never reaches an error message.
+	withPW := strings.Replace(srv.URL, "http://", "http://user:s3cret-pw@", 1) + "/missing"
+	if _, err := ListModels(t.Context(), nil, withPW, ""); err == nil || strings.Contains(err.Error(), "s3cret-pw") {
+		t.Errorf("error shows the URL's password: %v", err)
+	}
 }
 
 // TestTLS: a self-signed server fails verification unless Insecure is set,
