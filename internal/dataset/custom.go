@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/dataset/pyrand"
+	"github.com/llmbench/llmbench/internal/pyrand"
 )
 
 // customRow is one parsed line of a custom JSONL file.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/dataset/pyrand"
+	"github.com/llmbench/llmbench/internal/pyrand"
 )
 
 var sampleCustomPath = repoTestdata("dataset", "custom_sample.jsonl")

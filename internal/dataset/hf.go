@@ -12,7 +12,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/dataset/pyrand"
+	"github.com/llmbench/llmbench/internal/pyrand"
 	"github.com/parquet-go/parquet-go"
 )
 

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"github.com/llmbench/llmbench/internal/dataset/numpyrand"
-	"github.com/llmbench/llmbench/internal/dataset/pyrand"
+	"github.com/llmbench/llmbench/internal/numpyrand"
+	"github.com/llmbench/llmbench/internal/pyrand"
 )
 
 // samplePrefixRepetition is vLLM's PrefixRepetitionRandomDataset: NumPrefixes

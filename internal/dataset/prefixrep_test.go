@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/dataset/numpyrand"
+	"github.com/llmbench/llmbench/internal/numpyrand"
 )
 
 func TestPrefixRepetitionStructure(t *testing.T) {

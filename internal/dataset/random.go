@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/llmbench/llmbench/internal/dataset/numpyrand"
+	"github.com/llmbench/llmbench/internal/numpyrand"
 )
 
 // maxDecodeRetries is vLLM's max_retry in gen_prompt_decode_to_target_len.

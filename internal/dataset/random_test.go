@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/llmbench/llmbench/internal/dataset/numpyrand"
+	"github.com/llmbench/llmbench/internal/numpyrand"
 )
 
 // randomCase mirrors one "random_cases" entry of numpy_vectors.json: what

@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/llmbench/llmbench/internal/dataset/pyrand"
+	"github.com/llmbench/llmbench/internal/pyrand"
 )
 
 // ShareGPT filtering bounds (vLLM's is_valid_sequence defaults).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generate golden vectors for internal/dataset/numpyrand.
+"""Generate golden vectors for internal/numpyrand.
 
 Run with Debian's NumPy (apt-get install -y python3-numpy):
 

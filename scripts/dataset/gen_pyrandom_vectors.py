@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Generate golden vectors for internal/dataset/pyrand.
+"""Generate golden vectors for internal/pyrand.
 
     /usr/bin/python3 scripts/dataset/gen_pyrandom_vectors.py > testdata/dataset/pyrandom_vectors.json
 

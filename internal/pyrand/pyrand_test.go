@@ -23,7 +23,7 @@ type golden struct {
 
 func TestMatchesCPython(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "dataset", "pyrandom_vectors.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "dataset", "pyrandom_vectors.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

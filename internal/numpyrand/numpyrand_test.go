@@ -40,7 +40,7 @@ type vectors struct {
 
 func loadVectors(t *testing.T) vectors {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "dataset", "numpy_vectors.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "dataset", "numpy_vectors.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

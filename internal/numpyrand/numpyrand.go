@@ -34,7 +34,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/llmbench/llmbench/internal/dataset/pyrand"
+	"github.com/llmbench/llmbench/internal/pyrand"
 )
 
 // SeedSequence constants (NumPy bit_generator.pyx).
