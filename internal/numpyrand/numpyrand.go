@@ -1,14 +1,17 @@
 // Package numpyrand reproduces, bit for bit, the parts of NumPy's random
 // module that vLLM's benchmark datasets use: numpy.random.default_rng(seed)
 // (SeedSequence -> PCG64) and Generator.integers(low, high, size) for the
-// default int64 dtype, plus the legacy global generator (np.random.seed,
-// np.random.randint) that the prefix_repetition dataset uses. With the same seed, a Generator here yields the same
-// integers, in the same order, as NumPy's, so llmbench samples the same
-// random-dataset lengths, offsets and padding ids as vllm bench serve.
+// default int64 dtype, plus the legacy global generator (np.random.seed with
+// np.random.randint, random_sample, standard_normal, standard_exponential,
+// standard_gamma and gamma) that the prefix_repetition dataset and the
+// request-arrival schedule use. With the same seed, a Generator here yields
+// the same integers, in the same order, as NumPy's, so llmbench samples the
+// same random-dataset lengths, offsets and padding ids as vllm bench serve;
+// the RandomState (legacy.go) draws the same arrival gaps.
 //
 // The package implements only what that needs. It refuses to be a general
-// NumPy clone: no floating-point distributions, no masked bounded integers,
-// no other dtypes, no spawn keys.
+// NumPy clone: no Generator floating-point distributions, no other dtypes,
+// no spawn keys.
 //
 // Algorithms, as NumPy implements them (numpy/random/bit_generator.pyx,
 // numpy/random/src/pcg64/pcg64.h, numpy/random/src/distributions/
@@ -33,8 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
-
-	"github.com/llmbench/llmbench/internal/pyrand"
 )
 
 // SeedSequence constants (NumPy bit_generator.pyx).
@@ -267,59 +268,4 @@ func (g *Generator) lemire64(rng uint64) uint64 {
 		}
 	}
 	return hi
-}
-
-// RandomState is NumPy's legacy global generator (np.random.seed(seed);
-// np.random.randint), which vLLM's prefix_repetition dataset uses: MT19937
-// seeded with init_genrand(seed), bounded integers by masked rejection.
-type RandomState struct {
-	mt *pyrand.Rand
-}
-
-// NewRandomState returns the equivalent of np.random.seed(seed) for
-// 0 <= seed < 2^32 (NumPy's legacy seeding refuses anything else).
-func NewRandomState(seed int64) (*RandomState, error) {
-	if seed < 0 || seed > 0xFFFFFFFF {
-		return nil, fmt.Errorf("numpyrand: legacy seed must be between 0 and 2**32 - 1, got %d", seed)
-	}
-	return &RandomState{mt: pyrand.NewGenrand(uint32(seed))}, nil
-}
-
-// Randint returns np.random.randint(low, high, size=n) (int64): values in
-// [low, high) by masked rejection on 32-bit draws for ranges below 2^32.
-// Wider ranges are not supported (no vocabulary needs them).
-func (s *RandomState) Randint(low, high int64, n int) ([]int64, error) {
-	out := make([]int64, n)
-	if n == 0 {
-		return out, nil
-	}
-	if low >= high {
-		return nil, ErrEmptyRange
-	}
-	rng := uint64(high-1) - uint64(low)
-	switch {
-	case rng == 0:
-		for i := range out {
-			out[i] = low
-		}
-	case rng == 0xFFFFFFFF:
-		for i := range out {
-			out[i] = low + int64(s.mt.Uint32())
-		}
-	case rng < 0xFFFFFFFF:
-		mask := uint32(rng)
-		for _, sh := range []uint{1, 2, 4, 8, 16} {
-			mask |= mask >> sh
-		}
-		for i := range out {
-			v := s.mt.Uint32() & mask
-			for uint64(v) > rng {
-				v = s.mt.Uint32() & mask
-			}
-			out[i] = low + int64(v)
-		}
-	default:
-		return nil, fmt.Errorf("numpyrand: legacy randint range %d is wider than 2^32", rng)
-	}
-	return out, nil
 }

@@ -16,6 +16,10 @@
 //
 // It refuses everything else (floats, other distributions, version-1 seeds,
 // string seeds, ranges beyond 2^32).
+//
+// Rand is also the one MT19937 core in llmbench: NewGenrand seeds it the way
+// NumPy's legacy RandomState does, and package numpyrand builds np.random's
+// legacy samplers on it.
 package pyrand
 
 import "math/bits"
@@ -101,15 +105,7 @@ func (r *Rand) initByArray(key []uint32) {
 // Uint32 returns the next tempered MT19937 output (genrand_uint32).
 func (r *Rand) Uint32() uint32 {
 	if r.mti >= n {
-		for kk := 0; kk < n; kk++ {
-			y := (r.mt[kk] & upperMask) | (r.mt[(kk+1)%n] & lowerMask)
-			v := r.mt[(kk+m)%n] ^ (y >> 1)
-			if y&1 != 0 {
-				v ^= matrixA
-			}
-			r.mt[kk] = v
-		}
-		r.mti = 0
+		r.twist()
 	}
 	y := r.mt[r.mti]
 	r.mti++
@@ -118,6 +114,24 @@ func (r *Rand) Uint32() uint32 {
 	y ^= (y << 15) & 0xefc60000
 	y ^= y >> 18
 	return y
+}
+
+// twist regenerates all n state words (genrand_uint32's refill). The three
+// loops avoid a modulo per word; the result is the reference algorithm's.
+func (r *Rand) twist() {
+	mag := func(y uint32) uint32 { return (y & 1) * matrixA }
+	kk := 0
+	for ; kk < n-m; kk++ {
+		y := (r.mt[kk] & upperMask) | (r.mt[kk+1] & lowerMask)
+		r.mt[kk] = r.mt[kk+m] ^ (y >> 1) ^ mag(y)
+	}
+	for ; kk < n-1; kk++ {
+		y := (r.mt[kk] & upperMask) | (r.mt[kk+1] & lowerMask)
+		r.mt[kk] = r.mt[kk+m-n] ^ (y >> 1) ^ mag(y)
+	}
+	y := (r.mt[n-1] & upperMask) | (r.mt[0] & lowerMask)
+	r.mt[n-1] = r.mt[m-1] ^ (y >> 1) ^ mag(y)
+	r.mti = 0
 }
 
 // Below returns random._randbelow(n) for 0 < n <= 2^32: a uniform integer
