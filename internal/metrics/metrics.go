@@ -417,15 +417,19 @@ func peaks(recs []record.Record) (tokensPerS float64, concurrent int, err error)
 func extras(recs []record.Record, p *Params) (Extra, float64) {
 	var ex Extra
 	var queue, ttftI, e2elI, lag []float64
-	anyQueue := p.MaxConcurrency > 0
+	// Without a concurrency cap nothing queues: the few microseconds between
+	// dispatch and send are the client's own lag, as in vLLM, which reports
+	// client_queue_time only under --max-concurrency.
+	capped := p.MaxConcurrency > 0
 	for i := range recs {
 		r := &recs[i]
-		if r.QueueTime > 0 {
-			anyQueue = true
-		}
 		if r.IntendedTime != nil {
 			late := r.StartTime - *r.IntendedTime
-			lag = append(lag, late-r.QueueTime)
+			if capped {
+				late -= r.QueueTime
+			}
+			lag = append(lag, late)
+			late = r.StartTime - *r.IntendedTime
 			if r.Success {
 				ttftI = append(ttftI, late+r.TTFT)
 				e2elI = append(e2elI, late+r.Latency)
@@ -436,7 +440,7 @@ func extras(recs []record.Record, p *Params) (Extra, float64) {
 		}
 	}
 	pct := p.Percentiles
-	if anyQueue {
+	if capped {
 		st := describe(ClientQueueTime, queue, pct)
 		ex.ClientQueue = &st
 	}

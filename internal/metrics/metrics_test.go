@@ -281,6 +281,14 @@ func TestExtrasAndQueueMetrics(t *testing.T) {
 	if len(s.Metrics) != 1 || len(s.Warnings) < 2 {
 		t.Errorf("metrics %v warnings %q; want e2el only and two warnings", s.Metrics, s.Warnings)
 	}
+	// ... nor our queue figure: without a cap nothing queues, and the wait
+	// between dispatch and send is the client's own lag.
+	if s.Extra.ClientQueue != nil {
+		t.Errorf("client queue reported without a concurrency cap: %+v", s.Extra.ClientQueue)
+	}
+	if lag := s.Extra.DispatchLag; lag == nil || math.Abs(lag.Mean-(500+50)/3.0) > 1e-9 {
+		t.Errorf("dispatch lag without a cap = %+v, want mean (500+50+0)/3 ms", lag)
+	}
 	// Without intended times there are no intended-time figures.
 	s = mustSummarize(t, []record.Record{ok(0, 0.1, nil, 0.1, intp(1), "")}, Params{Duration: 1})
 	if s.Extra != (Extra{}) {

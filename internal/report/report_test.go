@@ -166,6 +166,7 @@ func TestResultOptions(t *testing.T) {
 	p.RampUpStrategy, p.RampUpStartRPS, p.RampUpEndRPS = "exponential", ptr(1), ptr(4)
 	p.RPSChangeEvents = []record.RPSChangeEvent{{RPS: 1, Timestamp: "t0"}}
 	p.PercentileMetrics = "ttft,e2el"
+	p.MaxConcurrency = ptr(2) // record 1 queued for a slot
 	recs := testRecords()
 	s := summaryFor(t, &p, recs)
 
