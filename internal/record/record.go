@@ -39,8 +39,11 @@ const (
 	ErrStreamTruncated = "stream_truncated"
 	ErrMalformedStream = "malformed_stream"
 	ErrNoContent       = "no_content"
-	ErrCanceled        = "canceled"
-	ErrOther           = "other"
+	// ErrServer: a 200 stream in which the server reported a failure (an
+	// error object, or finish_reason "error"): generation stopped early.
+	ErrServer   = "server_error"
+	ErrCanceled = "canceled"
+	ErrOther    = "other"
 )
 
 // Record is one request's outcome. Times are seconds on one monotonic clock

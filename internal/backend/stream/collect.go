@@ -13,12 +13,12 @@ import (
 // token chunk (its two sentences really are joined without a space).
 const NoContentMessage = "Never received a valid chunk to calculate TTFT.This response will be marked as failed!"
 
-// ClassServerError is the error class of a 200 stream in which the server
-// reported a failure: an error object ({"error": {...}} or {"object":
+// ClassServerError is record.ErrServer: a 200 stream in which the server
+// reported a failure, an error object ({"error": {...}} or {"object":
 // "error", ...}) or a finish_reason of "error". Generation stopped early,
 // so the request must not count as a success, though vLLM's client counts
 // one that had sent a token chunk before the error as one.
-const ClassServerError = "server_error"
+const ClassServerError = record.ErrServer
 
 // Collector applies a stream's events to a backend.Response with vLLM's
 // rules (spec §4): each token chunk appends its arrival time to ChunkTimes
