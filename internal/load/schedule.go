@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/numpyrand"
 )
 
 // Ramp strategies (vLLM's --ramp-up-strategy values).
@@ -33,10 +35,11 @@ type Arrivals struct {
 	// Seed seeds NumPy's legacy RNG exactly as vLLM's --seed does
 	// (numpy.random.seed(seed)); 0 to 2**32-1.
 	Seed int64
-	// RNG, when non-nil, is used instead of a fresh NewRandomState(Seed):
-	// pass the state left by earlier draws from NumPy's global RNG (e.g. a
-	// dataset sampler that uses it) to stay in step with vLLM.
-	RNG *RandomState
+	// RNG, when non-nil, is used instead of a fresh
+	// numpyrand.NewRandomState(Seed): pass the state left by earlier draws
+	// from NumPy's global RNG (e.g. a dataset sampler that uses it) to stay
+	// in step with vLLM.
+	RNG *numpyrand.RandomState
 	// RampStrategy is "" (no ramp-up), RampLinear or RampExponential.
 	RampStrategy string
 	// RampStartRPS and RampEndRPS are the ramp's first and last request
@@ -120,6 +123,12 @@ type Plan struct {
 //     start·(end/start)^p (exponential), p = i/max(n-1, 1); no rescaling.
 //     Every rate must be > 0 (vLLM asserts this, so a linear ramp from 0
 //     fails on the first request).
+//
+// The gamma draws come from numpyrand.RandomState, NumPy's legacy global
+// RNG. With the same --seed and no other use of that RNG before the
+// schedule (true for the random and sharegpt datasets, whose samplers use
+// their own generators), the schedule equals vLLM's up to last-bit
+// differences between Go's math.Log/Pow and the C library's.
 func Schedule(n int, a Arrivals) (*Plan, error) {
 	if err := a.Validate(); err != nil {
 		return nil, err
@@ -133,7 +142,10 @@ func Schedule(n int, a Arrivals) (*Plan, error) {
 	}
 	rng := a.RNG
 	if rng == nil {
-		rng = NewRandomState(uint32(a.Seed))
+		var err error
+		if rng, err = numpyrand.NewRandomState(a.Seed); err != nil {
+			return nil, err
+		}
 	}
 	rate, burst := a.rate(), a.burstiness()
 	d := p.Seconds

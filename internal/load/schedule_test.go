@@ -4,23 +4,18 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/numpyrand"
 )
 
+// golden mirrors testdata/numpy_golden.json: schedules computed with vLLM's
+// get_request arithmetic on NumPy (testdata/gen_numpy.py). The gamma
+// sampler's own vectors live with it in internal/numpyrand.
 type golden struct {
-	Gamma []struct {
-		Seed   int64     `json:"seed"`
-		Shape  float64   `json:"shape"`
-		Scale  float64   `json:"scale"`
-		Values []float64 `json:"values"`
-	} `json:"gamma"`
-	Mixed struct {
-		Seed   int64     `json:"seed"`
-		Shapes []float64 `json:"shapes"`
-		Values []float64 `json:"values"`
-	} `json:"mixed"`
 	Schedules []struct {
 		N          int       `json:"n"`
 		Rate       any       `json:"rate"`
@@ -44,6 +39,9 @@ func loadGolden(t *testing.T) *golden {
 	if err := json.Unmarshal(b, &g); err != nil {
 		t.Fatal(err)
 	}
+	if len(g.Schedules) == 0 {
+		t.Fatal("golden file has no schedules")
+	}
 	return &g
 }
 
@@ -54,7 +52,7 @@ func num(v any) float64 {
 	return v.(float64)
 }
 
-// close reports whether a and b agree to within a few units in the last
+// closeTo reports whether a and b agree to within a few units in the last
 // place: the only differences left are Go's math.Log/Pow against the C
 // library's in the last bit.
 func closeTo(a, b float64) bool {
@@ -62,35 +60,6 @@ func closeTo(a, b float64) bool {
 		return true
 	}
 	return math.Abs(a-b) <= 1e-13*math.Max(math.Abs(a), math.Abs(b))
-}
-
-// TestRandomStateMatchesNumPy compares our draws with NumPy's legacy global
-// RNG (testdata/gen_numpy.py, run with /usr/bin/python3 + python3-numpy).
-func TestRandomStateMatchesNumPy(t *testing.T) {
-	t.Parallel()
-	g := loadGolden(t)
-	for _, c := range g.Gamma {
-		r := NewRandomState(uint32(c.Seed))
-		for i, want := range c.Values {
-			if got := r.Gamma(c.Shape, c.Scale); !closeTo(got, want) {
-				t.Fatalf("seed %d gamma(%v, %v) draw %d = %v, numpy %v", c.Seed, c.Shape, c.Scale, i, got, want)
-			}
-		}
-	}
-	// Shapes mixed in one stream exercise the cached second normal value.
-	r := NewRandomState(uint32(g.Mixed.Seed))
-	for i, want := range g.Mixed.Values {
-		if got := r.Gamma(g.Mixed.Shapes[i%3], 1); !closeTo(got, want) {
-			t.Fatalf("mixed draw %d = %v, numpy %v", i, got, want)
-		}
-	}
-	// First raw outputs of MT19937 seeded with 0 (init_genrand).
-	r = NewRandomState(0)
-	for _, want := range []uint32{2357136044, 2546248239, 3071714933} {
-		if got := r.Uint32(); got != want {
-			t.Fatalf("Uint32 = %d, want %d", got, want)
-		}
-	}
 }
 
 // TestScheduleMatchesVLLM compares whole schedules with vLLM's get_request
@@ -113,6 +82,51 @@ func TestScheduleMatchesVLLM(t *testing.T) {
 				t.Fatalf("%+v: offset %d = %v, want %v", a, i, p.Offsets[i], want)
 			}
 		}
+	}
+}
+
+// TestScheduleUsesGivenRNG checks that Arrivals.RNG replaces the seed and
+// keeps its state across calls, as NumPy's global RNG does in vLLM.
+func TestScheduleUsesGivenRNG(t *testing.T) {
+	t.Parallel()
+	rs, err := numpyrand.NewRandomState(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := Arrivals{Rate: 5, Seed: 99, RNG: rs}
+	first, err := Schedule(10, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromSeed, err := Schedule(10, Arrivals{Rate: 5, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(first.Seconds, fromSeed.Seconds) {
+		t.Errorf("RNG seeded with 4 gave %v, Seed 4 gave %v", first.Seconds, fromSeed.Seconds)
+	}
+	second, err := Schedule(10, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(first.Seconds, second.Seconds) {
+		t.Error("second schedule from the same RNG repeated the first: the RNG state was not carried over")
+	}
+	// The second schedule is what NumPy's stream gives after ten draws.
+	ref, _ := numpyrand.NewRandomState(4)
+	gaps := make([]float64, 20)
+	for i := range gaps {
+		gaps[i] = ref.Gamma(1, 1.0/5)
+	}
+	sum := 0.0
+	for _, g := range gaps[10:] {
+		sum += g
+	}
+	if got, want := second.Seconds[9], 10.0/5; !closeTo(got, want) {
+		t.Errorf("rescaled last offset = %v, want %v", got, want)
+	}
+	if got, want := second.Seconds[0], gaps[10]*((10.0/5)/sum); !closeTo(got, want) {
+		t.Errorf("first offset of the second schedule = %v, want %v from draws 11..20", got, want)
 	}
 }
 
