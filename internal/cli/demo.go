@@ -83,7 +83,7 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 			if o.f.tokenizer != "" && !o.f.skipTokenizer {
 				tok, err := tokenizer.Load(ctx, o.f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
 				if err != nil {
-					return &UsageError{Err: err}
+					return tokenizerError(err)
 				}
 				cfg.Tokenizer = tok
 			}

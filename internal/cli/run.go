@@ -387,12 +387,12 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if m := f.tokenizerMode; m != "auto" && m != "hf" && !f.skipTokenizer {
 		fmt.Fprintf(errw, "Warning: --tokenizer-mode %s is not supported: tokens are counted with the Hugging Face tokenizer.json, which may count differently\n", m)
 	}
-	tok, tokID, tokNote := o.loadTokenizer(ctx, env, modelID)
+	tok, tokID, tokNote, err := o.loadTokenizer(ctx, env, modelID)
+	if err != nil {
+		return err
+	}
 	if tokNote != "" {
 		fmt.Fprintln(errw, tokNote)
-	}
-	if tok == nil && f.tokenizer != "" && !f.skipTokenizer {
-		return fmt.Errorf("%s", tokNote)
 	}
 
 	// Dataset.
@@ -618,12 +618,13 @@ func meanMs(s *metrics.Summary, name string) float64 {
 }
 
 // loadTokenizer resolves the tokenizer the way vLLM does (--tokenizer, else
-// the model's), returning nil with a note when none can be had: the run
-// goes on with the server's usage counts.
-func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string) (*tokenizer.Tokenizer, string, string) {
+// the model's). An explicit --tokenizer that fails is an error; the model's
+// own that cannot be had gives nil and a note: the run goes on with the
+// server's usage counts.
+func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string) (tok *tokenizer.Tokenizer, id, note string, err error) {
 	f := &o.f
 	if f.skipTokenizer {
-		return nil, "", ""
+		return nil, "", "", nil
 	}
 	name := f.tokenizer
 	explicit := name != ""
@@ -631,18 +632,18 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 		name = modelID
 	}
 	if name == "" {
-		return nil, "", "Note: no tokenizer (no --tokenizer and no model id)."
+		return nil, "", "Note: no tokenizer (no --tokenizer and no model id).", nil
 	}
 	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	tok, err := tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev, Hub: hfhub.FromEnv(env.Getenv)})
+	tok, err = tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev, Hub: hfhub.FromEnv(env.Getenv)})
 	if err != nil {
 		if explicit {
-			return nil, "", fmt.Sprintf("--tokenizer %s: %v", name, err)
+			return nil, "", "", tokenizerError(fmt.Errorf("--tokenizer %s: %w", name, err))
 		}
-		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%v); pass --tokenizer to count tokens exactly.", name, oneLine(err.Error()))
+		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%v); pass --tokenizer to count tokens exactly.", name, oneLine(err.Error())), nil
 	}
-	return tok, tok.ID(), ""
+	return tok, tok.ID(), "", nil
 }
 
 // datasetConfig maps the flags onto the dataset package's config.

@@ -387,6 +387,7 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"--ramp-up-strategy", "linear"}, "ramp-up"},
 		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"}, "--request-rate must be left at inf"},
 		{[]string{"--backend", "sagemaker"}, "--endpoint-name"},
+		{[]string{"--base-url", "http://127.0.0.1:1", "--model", "m", "--tokenizer", "/nonexistent/tok"}, "--tokenizer /nonexistent/tok"},
 		{[]string{"--num-prompts", "99999999999"}, "--num-prompts must be in 1..1000000"}, // was an out-of-memory crash
 		{[]string{"--label", "team/a", "--save-result"}, "--label"},
 		// A result folder that cannot exist fails before the run, not after it.

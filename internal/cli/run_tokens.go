@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -9,6 +10,16 @@ import (
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
+
+// tokenizerError makes a tokenizer that cannot work (no such file or hub
+// repository, a broken or unsupported tokenizer.json) a usage error, exit
+// code 2; a network failure stays a plain error.
+func tokenizerError(err error) error {
+	if errors.Is(err, tokenizer.ErrInvalid) {
+		return &UsageError{Err: err}
+	}
+	return err
+}
 
 // tokenCheckSample is how many prompts the server's /tokenize is asked
 // about: enough to catch a different tokenizer, cheap on any server.

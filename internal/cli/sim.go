@@ -170,7 +170,7 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 	if f.tokenizer != "" {
 		tok, err := tokenizer.Load(cmd.Context(), f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
 		if err != nil {
-			return &UsageError{Err: err}
+			return tokenizerError(err)
 		}
 		cfg.Tokenizer = tok
 	}

@@ -59,7 +59,7 @@ lists instead, one per string, in order.`,
 			}
 			tok, err := tokenizer.Load(cmd.Context(), name, tokenizer.Options{Revision: revision, Hub: hfhub.FromEnv(getenv)})
 			if err != nil {
-				return err
+				return tokenizerError(err)
 			}
 			if batch != "" {
 				return writeBatch(env.Stdout, tok, texts, addSpecial)

@@ -2,10 +2,13 @@ package tokenizer
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/hfhub"
 )
 
 // TestBuiltinGPT2 keeps the embedded copy identical to the test data and
@@ -39,5 +42,31 @@ func TestBuiltinGPT2(t *testing.T) {
 	}
 	if _, err := Load(t.Context(), "builtin:nope", Options{}); err == nil || !strings.Contains(err.Error(), "builtin:gpt2") {
 		t.Errorf("unknown builtin: %v", err)
+	}
+}
+
+// TestLoadErrInvalid: bad input is marked ErrInvalid (the CLI's exit code
+// 2); a passing fault such as an unreachable hub is not.
+func TestLoadErrInvalid(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/tokenizer.json", []byte(`{"model": {"type": "WordPiece"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hub := &hfhub.Client{Endpoint: "http://127.0.0.1:1", CacheDir: t.TempDir()}
+	for _, tc := range []struct {
+		name    string
+		invalid bool
+	}{
+		{"", true},
+		{"builtin:nope", true},
+		{"not a path or an id!", true},
+		{dir, true},           // unsupported model type
+		{t.TempDir(), true},   // a folder without tokenizer.json
+		{"acme/model", false}, // the hub cannot be reached: try again later
+	} {
+		_, err := Load(t.Context(), tc.name, Options{Hub: hub})
+		if err == nil || errors.Is(err, ErrInvalid) != tc.invalid {
+			t.Errorf("Load(%q) = %v; ErrInvalid %v, want %v", tc.name, err, errors.Is(err, ErrInvalid), tc.invalid)
+		}
 	}
 }

