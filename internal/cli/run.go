@@ -10,6 +10,7 @@ import (
 	"maps"
 	"math"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -412,7 +413,16 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		fmt.Fprintln(errw, "Warning:", w)
 	}
 	if httpCl != nil && tok != nil {
-		tc := &dataset.HTTPTokenizeClient{BaseURL: o.baseURL(), Model: requestModel, Client: httpCl.HTTPClient()}
+		// The same credentials and headers as the benchmark's requests.
+		hdr := http.Header{}
+		if key := env.Getenv("OPENAI_API_KEY"); key != "" {
+			hdr.Set("Authorization", "Bearer "+key)
+		}
+		extraHeaders, _ := parseHeaders(f.headers)
+		for _, h := range extraHeaders {
+			hdr.Set(h.Key, h.Value)
+		}
+		tc := &openai.TokenizeClient{BaseURL: o.baseURL(), Model: requestModel, Client: httpCl.HTTPClient(), Header: hdr}
 		// Compare counts first: vLLM's alignment below silently fixes the
 		// random prompts, but the user should know the tokenizers differ.
 		twarn, err := checkServerTokens(ctx, tc, tok, samples, f.strictTokens)

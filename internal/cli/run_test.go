@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -508,5 +509,36 @@ func TestRunTokenizerMismatch(t *testing.T) {
 		"--num-prompts", "4", "--random-input-len", "30", "--random-output-len", "4", "--disable-tqdm", "--strict-tokens")
 	if code != 0 || strings.Contains(errs, "mismatch") {
 		t.Errorf("matching tokenizers: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestRunTokenizeCarriesCredentials: the /tokenize comparison sends the
+// same Authorization and --header values as the benchmark's requests.
+func TestRunTokenizeCarriesCredentials(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-key")
+	var tokenizeAuth, tokenizeTeam atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/tokenize":
+			tokenizeAuth.Store(r.Header.Get("Authorization"))
+			tokenizeTeam.Store(r.Header.Get("X-Team"))
+			fmt.Fprint(w, `{"tokens":[1,2,3],"count":3}`)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprint(w, "data: {\"choices\":[{\"index\":0,\"text\":\"hi\",\"finish_reason\":\"length\"}]}\n\n")
+			fmt.Fprint(w, "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	code, out, errs := runCLI(t, "run", "--base-url", srv.URL, "--model", "m", "--tokenizer", tokenizer.BuiltinGPT2,
+		"--header", "X-Team=blue", "--num-prompts", "2", "--random-input-len", "8", "--random-output-len", "1", "--disable-tqdm")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if tokenizeAuth.Load() != "Bearer sk-test-key" || tokenizeTeam.Load() != "blue" {
+		t.Errorf("/tokenize got Authorization %q, X-Team %q", tokenizeAuth.Load(), tokenizeTeam.Load())
+	}
+	if strings.Contains(out+errs, "sk-test-key") {
+		t.Error("the API key was printed")
 	}
 }

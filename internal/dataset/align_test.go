@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/backend/openai"
 )
 
 // wordServer is a loopback stand-in for vLLM's /tokenize and /detokenize
@@ -64,7 +66,7 @@ func TestAlignToServer(t *testing.T) {
 		{Prompt: "p q r s t u", PromptLen: 4},
 	}
 	srv, _ := wordServer(t, nil)
-	c := &HTTPTokenizeClient{BaseURL: srv.URL + "/", Model: "m", Client: srv.Client()}
+	c := &openai.TokenizeClient{BaseURL: srv.URL + "/", Model: "m", Client: srv.Client()}
 	out, warns, err := AlignToServer(t.Context(), c, reqs)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +88,7 @@ func TestAlignToServer(t *testing.T) {
 func TestAlignToServerNoChangeWhenCountsAgree(t *testing.T) {
 	t.Parallel()
 	srv, calls := wordServer(t, nil)
-	c := &HTTPTokenizeClient{BaseURL: srv.URL, Model: "m", Client: srv.Client()}
+	c := &openai.TokenizeClient{BaseURL: srv.URL, Model: "m", Client: srv.Client()}
 	reqs := []Request{{Prompt: "a b c", PromptLen: 3}, {Prompt: "d e f g h", PromptLen: 3}}
 	out, warns, err := AlignToServer(t.Context(), c, reqs)
 	if err != nil || len(warns) != 0 {
@@ -103,14 +105,14 @@ func TestAlignToServerFailures(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
 	reqs := []Request{{Prompt: "a b c d", PromptLen: 2}}
-	out, warns, err := AlignToServer(t.Context(), &HTTPTokenizeClient{BaseURL: srv.URL, Model: "m", Client: srv.Client()}, reqs)
+	out, warns, err := AlignToServer(t.Context(), &openai.TokenizeClient{BaseURL: srv.URL, Model: "m", Client: srv.Client()}, reqs)
 	if err != nil || len(warns) != 1 || !strings.Contains(warns[0], "/tokenize unavailable") || out[0].Prompt != "a b c d" {
 		t.Errorf("got %v %v %v", out, warns, err)
 	}
 	// One prompt failing keeps that prompt as it was.
 	ws, _ := wordServer(t, func(p string) bool { return strings.HasPrefix(p, "bad") })
 	reqs = []Request{{Prompt: "a b c d", PromptLen: 2}, {Prompt: "bad x y z", PromptLen: 2}}
-	out, warns, err = AlignToServer(t.Context(), &HTTPTokenizeClient{BaseURL: ws.URL, Model: "m", Client: ws.Client()}, reqs)
+	out, warns, err = AlignToServer(t.Context(), &openai.TokenizeClient{BaseURL: ws.URL, Model: "m", Client: ws.Client()}, reqs)
 	if err != nil {
 		t.Fatal(err)
 	}

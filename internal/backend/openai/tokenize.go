@@ -1,0 +1,98 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// TokenizeClient talks to vLLM's POST /tokenize and /detokenize (it
+// satisfies dataset.TokenizeClient, which aligns prompts with the server's
+// tokenizer, and the run's token-count check).
+type TokenizeClient struct {
+	// BaseURL is the server's base URL (no trailing path), e.g.
+	// http://127.0.0.1:8000.
+	BaseURL string
+	// Model goes in the body's "model" field.
+	Model string
+	// Client sends the requests; nil means a client without timeout, so
+	// bound calls with the context.
+	Client *http.Client
+	// Header is added to every request (e.g. --header values).
+	Header http.Header
+}
+
+// maxTokenizeResponse bounds a /tokenize or /detokenize response body.
+const maxTokenizeResponse = 64 << 20
+
+func (h *TokenizeClient) post(ctx context.Context, path string, body, into any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	url := strings.TrimRight(h.BaseURL, "/") + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, vs := range h.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	hc := h.Client
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxTokenizeResponse))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("POST %s: %s", path, resp.Status)
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		return fmt.Errorf("POST %s: bad JSON response: %v", path, err)
+	}
+	return nil
+}
+
+// Tokenize posts {"model", "prompt", "add_special_tokens": false} and reads
+// "tokens".
+func (h *TokenizeClient) Tokenize(ctx context.Context, prompt string) ([]int, error) {
+	var r struct {
+		Tokens *[]int `json:"tokens"`
+	}
+	err := h.post(ctx, "/tokenize", map[string]any{"model": h.Model, "prompt": prompt, "add_special_tokens": false}, &r)
+	if err != nil {
+		return nil, err
+	}
+	if r.Tokens == nil {
+		return nil, fmt.Errorf("POST /tokenize: response has no \"tokens\"")
+	}
+	return *r.Tokens, nil
+}
+
+// Detokenize posts {"model", "tokens"} and reads "prompt".
+func (h *TokenizeClient) Detokenize(ctx context.Context, tokens []int) (string, error) {
+	var r struct {
+		Prompt *string `json:"prompt"`
+	}
+	if err := h.post(ctx, "/detokenize", map[string]any{"model": h.Model, "tokens": tokens}, &r); err != nil {
+		return "", err
+	}
+	if r.Prompt == nil {
+		return "", fmt.Errorf("POST /detokenize: response has no \"prompt\"")
+	}
+	return *r.Prompt, nil
+}
