@@ -79,8 +79,8 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 	return cmd
 }
 
-// chatBackends and completionBackends are vLLM's --backend values for the
-// two OpenAI APIs.
+// apiOf maps vLLM's --backend values to the OpenAI API they call; false
+// for any other backend.
 func apiOf(backendName string) (openai.API, bool) {
 	switch backendName {
 	case "openai", "vllm":
@@ -131,27 +131,17 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	if f.maxErrorRate.set && (f.maxErrorRate.v < 0 || f.maxErrorRate.v > 1) {
 		return usageErrorf("--max-error-rate must be in [0, 1] (got %v)", f.maxErrorRate.v)
 	}
-	if f.rampUpStrategy != "" {
-		if f.rampUpStrategy != "linear" && f.rampUpStrategy != "exponential" {
-			return usageErrorf("--ramp-up-strategy %q: want linear or exponential", f.rampUpStrategy)
-		}
-		if !math.IsInf(float64(f.requestRate), 1) {
-			return usageErrorf("when using --ramp-up-strategy, --request-rate must be left at inf")
-		}
-		if !f.rampUpStartRPS.set || !f.rampUpEndRPS.set {
-			return usageErrorf("when using --ramp-up-strategy, both --ramp-up-start-rps and --ramp-up-end-rps must be specified")
-		}
-		if f.rampUpStartRPS.v < 0 || f.rampUpEndRPS.v < 0 {
-			return usageErrorf("ramp-up start and end RPS must be non-negative")
-		}
-		if f.rampUpStartRPS.v > f.rampUpEndRPS.v {
-			return usageErrorf("ramp-up start RPS must be less than end RPS")
-		}
-		if f.rampUpStrategy == "exponential" && f.rampUpStartRPS.v == 0 {
-			return usageErrorf("for exponential ramp-up, the start RPS cannot be 0")
-		}
-	} else if f.rampUpStartRPS.set || f.rampUpEndRPS.set {
+	// Presence is ours to check (the schedule cannot tell an unset rate from
+	// 0); the values are checked by the schedule itself, with vLLM's
+	// messages.
+	if f.rampUpStrategy != "" && (!f.rampUpStartRPS.set || !f.rampUpEndRPS.set) {
+		return usageErrorf("when using --ramp-up-strategy, both --ramp-up-start-rps and --ramp-up-end-rps must be specified")
+	}
+	if f.rampUpStrategy == "" && (f.rampUpStartRPS.set || f.rampUpEndRPS.set) {
 		return usageErrorf("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy")
+	}
+	if err := o.arrivals().Validate(); err != nil {
+		return &UsageError{Err: err}
 	}
 	if _, err := metrics.ParseGoodput(f.goodput); err != nil {
 		return &UsageError{Err: err}
@@ -854,6 +844,18 @@ func writeRecordsFile(path string, p *record.Params, recs []record.Record) error
 // and the ramp-up's rps_change_events (stamped relative to the planned
 // start; the runner's start is added when they are saved).
 func (o *runOptions) schedule(n int) ([]time.Duration, []load.RPSChange, error) {
+	plan, err := load.Schedule(n, o.arrivals())
+	if err != nil {
+		return nil, nil, &UsageError{Err: err}
+	}
+	if o.f.rampUpStrategy == "" {
+		return plan.Offsets, nil, nil
+	}
+	return plan.Offsets, load.RPSChanges(o.f.rampUpStartRPS.v, plan.Rates, plan.Offsets), nil
+}
+
+// arrivals is the arrival process the flags describe.
+func (o *runOptions) arrivals() load.Arrivals {
 	f := &o.f
 	a := load.Arrivals{
 		Rate:       float64(f.requestRate),
@@ -865,12 +867,5 @@ func (o *runOptions) schedule(n int) ([]time.Duration, []load.RPSChange, error) 
 		a.RampStartRPS = f.rampUpStartRPS.v
 		a.RampEndRPS = f.rampUpEndRPS.v
 	}
-	plan, err := load.Schedule(n, a)
-	if err != nil {
-		return nil, nil, &UsageError{Err: err}
-	}
-	if f.rampUpStrategy == "" {
-		return plan.Offsets, nil, nil
-	}
-	return plan.Offsets, load.RPSChanges(f.rampUpStartRPS.v, plan.Rates, plan.Offsets), nil
+	return a
 }

@@ -386,7 +386,9 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"--extra-body", `{"a":1}]`}, "--extra-body"},
 		{[]string{"--header", "novalue"}, "--header"},
 		{[]string{"--ramp-up-strategy", "linear"}, "ramp-up"},
-		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"}, "--request-rate must be left at inf"},
+		{[]string{"--ramp-up-strategy", "linear", "--ramp-up-start-rps", "1", "--ramp-up-end-rps", "5", "--request-rate", "3"}, "do not specify --request-rate"},
+		{[]string{"--ramp-up-strategy", "exponential", "--ramp-up-start-rps", "0", "--ramp-up-end-rps", "5"}, "start RPS cannot be 0"},
+		{[]string{"--seed", "-1"}, "seed must be between"},
 		{[]string{"--backend", "sagemaker"}, "--endpoint-name"},
 		{[]string{"--base-url", "http://127.0.0.1:1", "--model", "m", "--tokenizer", "/nonexistent/tok"}, "--tokenizer /nonexistent/tok"},
 		{[]string{"--num-prompts", "99999999999"}, "--num-prompts must be in 1..1000000"}, // was an out-of-memory crash
