@@ -8,7 +8,7 @@ import (
 	"github.com/llmbench/llmbench/internal/record"
 )
 
-// toRecord turns what a backend observed for the dispatched item it into a
+// toRecord turns what a backend observed for dispatched item it into a
 // Record on the run's clock (seconds since origin), with vLLM's rules: ttft
 // from the start to the first token chunk, one ITL entry per later chunk,
 // latency to the last token chunk for successes and 0 for failures,
