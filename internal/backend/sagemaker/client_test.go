@@ -128,8 +128,10 @@ func TestNoCredentialsFailsFast(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
 			t.Fatalf("err = %v", err)
 		}
-		if took := time.Since(began); took > time.Second {
-			t.Errorf("took %v with IMDS disabled, want < 1s", took)
+		// Well under the 3 s credential preflight it must not wait for,
+		// with room for a busy machine.
+		if took := time.Since(began); took > 2500*time.Millisecond {
+			t.Errorf("took %v with IMDS disabled, want < 2.5s", took)
 		}
 	})
 }

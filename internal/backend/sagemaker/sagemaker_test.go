@@ -122,29 +122,57 @@ func TestReassembly(t *testing.T) {
 
 // TestChunkTimesFollowArrival checks the timing rule: a chunk is stamped
 // when the part that completes it arrives, not when the stream ends. The
-// fake waits 40 ms before each part and sends one SSE event per part.
+// fake sends one SSE event in two parts (the data line, then the blank
+// line closing the event), 20 ms apart, notes when it began writing each
+// part, and holds the part carrying the last token chunk back for a
+// second. The parser acts on the data line, so part 2k completes token
+// chunk k.
 func TestChunkTimesFollowArrival(t *testing.T) {
 	f := newFakeSM(t, false)
 	spec := streamSpec{tokens: []string{"a", "b", "c"}, finish: "stop", promptTokens: 1, usage: true, done: true}
-	f.on("paced", streamParts(vllmChatSSE(spec), splitAtEventEnd, 20*time.Millisecond))
+	parts := splitAtEventEnd(vllmChatSSE(spec))
+	const gap, hold = 20 * time.Millisecond, time.Second
+	const lastChunkPart = 2 * 4
+	var began []time.Time // when the write of part i began
+	f.on("paced", func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
+		fw := startStream(w)
+		for i, p := range parts {
+			wait := gap
+			if i == lastChunkPart {
+				wait = hold
+			}
+			select {
+			case <-time.After(wait):
+			case <-r.Context().Done():
+				return
+			}
+			began = append(began, time.Now())
+			if fw.part(p) != nil {
+				return
+			}
+		}
+	})
 	b := newTestBackend(t, f, "paced", FormatOpenAIChat)
 	resp := send(t, b, context.Background())
 	if resp.Err != nil {
 		t.Fatal(resp.Err)
 	}
-	// Parts: role chunk, "\n", a, "\n", b, ... each after a 20 ms gap:
-	// consecutive token chunks are two parts (40 ms) apart.
-	if len(resp.ChunkTimes) != 5 {
-		t.Fatalf("chunks = %d, want 5", len(resp.ChunkTimes))
+	if len(resp.ChunkTimes) != 5 || len(began) != len(parts) {
+		t.Fatalf("chunks = %d, want 5 (%d of %d parts written)", len(resp.ChunkTimes), len(began), len(parts))
 	}
-	for i := 1; i < len(resp.ChunkTimes); i++ {
-		gap := resp.ChunkTimes[i].Sub(resp.ChunkTimes[i-1])
-		if gap < 35*time.Millisecond {
-			t.Errorf("gap %d = %v, want >= 35ms (stamped at arrival)", i, gap)
+	// Causality: no chunk is stamped before its completing part was sent.
+	for k, stamp := range resp.ChunkTimes {
+		if w := began[2*k]; stamp.Before(w) {
+			t.Errorf("chunk %d stamped %v before the part completing it was written", k, w.Sub(stamp))
 		}
 	}
-	if ttft := resp.ChunkTimes[0].Sub(resp.Start); ttft < 18*time.Millisecond {
-		t.Errorf("TTFT = %v, want >= 18ms (the first part was sent after 20 ms)", ttft)
+	// Arrival, not buffering: the first chunk is stamped before the last
+	// chunk's part is even written (a second later).
+	if first, last := resp.ChunkTimes[0], began[lastChunkPart]; !first.Before(last) {
+		t.Errorf("first chunk stamped %v after the last chunk's part was written: stamped after buffering", first.Sub(last))
+	}
+	if ttft := resp.ChunkTimes[0].Sub(resp.Start); ttft < gap {
+		t.Errorf("TTFT = %v, want >= %v (the first chunk was sent after one gap)", ttft, gap)
 	}
 }
 

@@ -358,7 +358,7 @@ func TestSimGroundTruth(t *testing.T) {
 		if got.Before(w.WriteStart) {
 			t.Errorf("chunk %d stamped %v before the server started writing it", i, w.WriteStart.Sub(got))
 		}
-		if late := got.Sub(w.WriteEnd); late > 250*time.Millisecond {
+		if late := got.Sub(w.WriteEnd); late > 2*time.Second { // a gross bound: a busy machine delays reads
 			t.Errorf("chunk %d stamped %v after the server finished writing it", i, late)
 		}
 	}
