@@ -21,6 +21,13 @@ const FormatVersion = 1
 type Header struct {
 	Version int    `json:"llmbench_records"`
 	Params  Params `json:"params"`
+	// Start anchors the records' clock to the wall clock; nil in files
+	// written before anchors existed.
+	Start *Anchor `json:"start,omitempty"`
+	// Streamed is true for a file written while the run went on (Stream):
+	// its params are those known before dispatch, and a closing End line
+	// completes them. Without that line the run did not finish.
+	Streamed bool `json:"streamed,omitempty"`
 }
 
 // Format names the layout a records file was read in.
@@ -138,6 +145,9 @@ func Read(r io.Reader) (Params, []Record, Format, error) {
 	return p, recs, FormatConformance, err
 }
 
+// endKey marks the closing line of a streamed records file.
+var endKey = []byte(`"llmbench_records_end"`)
+
 func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 	h := Header{Params: headerDefaults()}
 	if err := unmarshalLine(first, &h, true); err != nil {
@@ -147,18 +157,30 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 		return Params{}, nil, fmt.Errorf("line 1 (header): llmbench_records version %d is not supported (want %d)", h.Version, FormatVersion)
 	}
 	var recs []Record
+	var end *End
 	for line := 2; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
 			return Params{}, nil, fmt.Errorf("line %d: %w", line, err)
 		}
-		if len(bytes.TrimSpace(b)) > 0 {
-			var rec Record
-			if uerr := unmarshalLine(b, &rec, false); uerr != nil {
-				return Params{}, nil, fmt.Errorf("line %d: %w", line, uerr)
+		if end != nil && len(bytes.TrimSpace(b)) > 0 {
+			return Params{}, nil, fmt.Errorf("line %d: data after the closing llmbench_records_end line", line)
+		}
+		switch {
+		case len(bytes.TrimSpace(b)) == 0:
+		case bytes.Contains(b, endKey):
+			e := End{Params: headerDefaults()}
+			if uerr := unmarshalLine(b, &e, true); uerr != nil {
+				return Params{}, nil, fmt.Errorf("line %d (end): %w", line, uerr)
 			}
-			if verr := rec.Validate(); verr != nil {
-				return Params{}, nil, fmt.Errorf("line %d: record %d: %w", line, rec.Index, verr)
+			end = &e
+		default:
+			rec, rerr := readRecordLine(b, err == io.EOF)
+			if rerr == errTornLine {
+				break // the last line of a killed run, cut mid-write
+			}
+			if rerr != nil {
+				return Params{}, nil, fmt.Errorf("line %d: %w", line, rerr)
 			}
 			recs = append(recs, rec)
 		}
@@ -166,10 +188,50 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 			break
 		}
 	}
-	if err := fillParams(&h.Params, len(recs)); err != nil {
+	p := h.Params
+	switch {
+	case end != nil:
+		p = end.Params
+	case h.Streamed:
+		markUnfinished(&p, recs)
+	}
+	if err := fillParams(&p, len(recs)); err != nil {
 		return Params{}, nil, fmt.Errorf("line 1 (header): %w", err)
 	}
-	return h.Params, recs, nil
+	return p, recs, nil
+}
+
+// errTornLine is a last line without its newline that does not parse: a
+// write cut off by a kill, not a broken file.
+var errTornLine = errors.New("torn last line")
+
+func readRecordLine(b []byte, last bool) (Record, error) {
+	var rec Record
+	if uerr := unmarshalLine(b, &rec, false); uerr != nil {
+		if last && !bytes.HasSuffix(b, []byte("\n")) {
+			return rec, errTornLine
+		}
+		return rec, uerr
+	}
+	if verr := rec.Validate(); verr != nil {
+		return rec, fmt.Errorf("record %d: %w", rec.Index, verr)
+	}
+	return rec, nil
+}
+
+// markUnfinished fills what a file without its closing line lacks: the
+// run died before its end, so its duration is estimated as the end of the
+// last record on the run's clock (origin = dispatch start), which is
+// vLLM's duration for a run whose last request was the last to finish.
+func markUnfinished(p *Params, recs []Record) {
+	p.Unfinished = true
+	p.Interrupted = true
+	if p.DurationS > 0 {
+		return
+	}
+	for i := range recs {
+		p.DurationS = max(p.DurationS, recs[i].End())
+	}
 }
 
 // unmarshalLine decodes one JSON value and rewrites decoding errors into

@@ -144,6 +144,11 @@ type Params struct {
 	EndpointName string `json:"endpoint_name,omitempty"`
 	// RPSChangeEvents are the ramp-up rate steps as the run recorded them.
 	RPSChangeEvents []RPSChangeEvent `json:"rps_change_events,omitempty"`
+
+	// Unfinished is set by Read for a streamed records file without its
+	// closing line: the run was killed, DurationS is estimated from the
+	// records (see markUnfinished) and Interrupted is set. Never saved.
+	Unfinished bool `json:"-"`
 }
 
 // ConformanceDefaults returns the defaults of the conformance input format

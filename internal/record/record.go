@@ -79,6 +79,10 @@ type Record struct {
 	// Error is "" on success, else a human-readable error message.
 	Error string `json:"error"`
 
+	// StartUnixNano is StartTime on the wall clock, in Unix nanoseconds
+	// (the header's anchor plus StartTime); 0 when unknown. It lets records
+	// of several processes share one timeline (docs/records.md).
+	StartUnixNano int64 `json:"start_unix_ns,omitempty"`
 	// IntendedTime is when the schedule meant the request to start, on the
 	// same clock as StartTime; nil when unknown (e.g. conformance input).
 	IntendedTime *float64 `json:"intended_time,omitempty"`
@@ -107,6 +111,17 @@ type Record struct {
 	// SourceTokenizer); 0 = not counted. Kept so a saved file recomputes
 	// the same figures without loading the tokenizer again.
 	TokenizerCount int `json:"tokenizer_count,omitempty"`
+}
+
+// End is when the request ended on the run's clock, in seconds: the
+// last token chunk (start + TTFT + the ITLs), or the start for a request
+// that saw none.
+func (r *Record) End() float64 {
+	end := r.StartTime + r.TTFT
+	for _, g := range r.ITL {
+		end += g
+	}
+	return max(end, r.StartTime+r.Latency)
 }
 
 // Validate reports the first thing that makes r unusable for metrics: a
