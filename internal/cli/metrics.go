@@ -110,8 +110,11 @@ appends an "llmbench" object with our own figures (--extras=false drops it).`,
 			if err := report.WriteWarnings(env.Stderr, s); err != nil {
 				return err
 			}
-			if p.Interrupted {
-				fmt.Fprintln(env.Stderr, "note: this run was interrupted (Ctrl-C): the figures cover only the requests it finished")
+			switch {
+			case p.Unfinished:
+				fmt.Fprintf(env.Stderr, "Note: the run did not finish (killed or crashed: the records file has no closing line): the figures cover the %d requests it recorded, and the duration (%.2f s) is estimated from their end times\n", len(recs), p.DurationS)
+			case p.Interrupted:
+				fmt.Fprintln(env.Stderr, "Note: this run was interrupted (Ctrl-C): the figures cover only the requests it finished")
 			}
 			if format == "json" {
 				opt := report.ResultOptions{Detailed: detailed, Extras: extras}

@@ -5,12 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +22,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/hfhub"
@@ -79,18 +80,6 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 	return cmd
 }
 
-// apiOf maps vLLM's --backend values to the OpenAI API they call; false
-// for any other backend.
-func apiOf(backendName string) (openai.API, bool) {
-	switch backendName {
-	case "openai", "vllm":
-		return openai.Completions, true
-	case "openai-chat":
-		return openai.Chat, true
-	}
-	return 0, false
-}
-
 // maxNumPrompts bounds --num-prompts: every request's prompt, schedule
 // slot and record are held in memory, so a typo such as 99999999999 would
 // end in an out-of-memory crash instead of an error.
@@ -99,10 +88,8 @@ const maxNumPrompts = 1_000_000
 // validate checks the flags that need no network, returning *UsageError.
 func (o *runOptions) validate(cmd *cobra.Command) error {
 	f := &o.f
-	switch f.backend {
-	case "openai", "vllm", "openai-chat", "sagemaker":
-	default:
-		return usageErrorf("--backend %q: want openai, vllm, openai-chat or sagemaker", f.backend)
+	if _, err := bench.ParseKind(f.backend); err != nil {
+		return &UsageError{Err: err}
 	}
 	if f.ds.NumPrompts <= 0 || f.ds.NumPrompts > maxNumPrompts {
 		return usageErrorf("--num-prompts must be in 1..%d (got %d); split larger runs", maxNumPrompts, f.ds.NumPrompts)
@@ -283,171 +270,70 @@ func (o *runOptions) endpointPath(cmd *cobra.Command, notes io.Writer) string {
 	return o.f.endpoint
 }
 
-// run executes the benchmark.
+// run executes the benchmark: check the flags, plan, execute, summarize,
+// render, finish. Each phase is a short function; the step itself
+// (internal/bench) knows nothing of flags or output.
 func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) error {
+	if err := o.checkAll(cmd); err != nil {
+		return err
+	}
+	// stderr is written from more than one goroutine during the run (the
+	// progress bar, the interrupt note), so writes to it are serialised.
+	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
+	plan, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
+	if err != nil {
+		return err
+	}
+	defer closeBE()
+	o.printBanner(ui.out)
+	rec, err := o.openRecords(plan)
+	if err != nil {
+		return err
+	}
+	outcome, err := o.execute(ctx, plan, ui, rec)
+	if err != nil {
+		return err
+	}
+	sum, err := bench.Summarize(plan, outcome)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	rec.close(outcome, &sum.Params, ui.errw)
+	if err := o.render(ui, plan, outcome, sum); err != nil {
+		return err
+	}
+	extra, err := o.afterRun(ctx, ui, plan, outcome, sum)
+	if err != nil {
+		return err
+	}
+	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec); err != nil {
+		return err
+	}
+	return o.exitPolicy(outcome, sum.Metrics)
+}
+
+// console is where a run writes: the table on out, notes on errw; tty is
+// the writer whose terminal-ness decides whether a progress bar is drawn.
+type console struct {
+	out, errw io.Writer
+	tty       io.Writer
+}
+
+// checkAll runs every check that needs no network.
+func (o *runOptions) checkAll(cmd *cobra.Command) error {
 	if err := o.validate(cmd); err != nil {
 		return err
 	}
 	if err := o.sm.validate(); err != nil {
 		return err
 	}
-	if err := o.prepareOutputDirs(); err != nil {
-		return err
-	}
+	return o.prepareOutputDirs()
+}
+
+// printBanner prints what vLLM prints before the run. Python's str() of a
+// float is its repr ("inf", "10.0").
+func (o *runOptions) printBanner(out io.Writer) {
 	f := &o.f
-	// stderr is written from more than one goroutine during the run (the
-	// progress bar, the interrupt note), so writes to it are serialised.
-	out, errw := env.Stdout, io.Writer(&lockedWriter{w: env.Stderr})
-
-	// Backend.
-	var (
-		be      backend.Backend
-		closeBE func()
-		modelID = f.model
-		httpCl  *openai.Client
-		// sageMakerModel is the body's model for SageMaker ("" = omit).
-		sageMakerModel string
-	)
-	switch f.backend {
-	case "sagemaker":
-		b, err := o.sm.newBackend(ctx, o.concurrency())
-		if err != nil {
-			return err
-		}
-		be = b
-		// The container serves whatever model it loaded: the body names one
-		// only when the user did (a wrong name is a 404 from vLLM). The
-		// endpoint name stands in for the model in reports and file names.
-		sageMakerModel = f.servedModelName
-		if sageMakerModel == "" {
-			sageMakerModel = f.model
-		}
-		if modelID == "" {
-			modelID = o.sm.endpointName
-		}
-	default:
-		api, _ := apiOf(f.backend)
-		headers, _ := parseHeaders(f.headers)
-		apiURL := o.baseURL() + o.endpointPath(cmd, errw)
-		if err := openai.CheckURL(api, apiURL); err != nil {
-			return &UsageError{Err: err}
-		}
-		c, err := openai.New(openai.Config{
-			URL:            apiURL,
-			API:            api,
-			APIKey:         openai.Secret(env.Getenv("OPENAI_API_KEY")),
-			Headers:        headers,
-			Logprobs:       f.logprobs.ptr(),
-			MaxConcurrency: o.maxConcurrencyOrZero(),
-			Timeout:        f.requestTimeout,
-			Insecure:       f.insecure,
-		})
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		be, httpCl, closeBE = c, c, c.Close
-		if modelID == "" {
-			mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			models, err := openai.ListModels(mctx, c.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
-			cancel()
-			if err != nil {
-				// err names the URL; ListModels fails on an empty list too.
-				return fmt.Errorf("no --model given, and the server's model list could not be read: %w", err)
-			}
-			modelID = models[0].ID
-			if models[0].Root != "" {
-				modelID = models[0].Root
-			}
-			if f.servedModelName == "" {
-				f.servedModelName = models[0].ID
-			}
-		}
-	}
-	if closeBE != nil {
-		defer closeBE()
-	}
-	requestModel := f.servedModelName
-	if requestModel == "" {
-		requestModel = modelID
-	}
-	if f.backend == "sagemaker" {
-		requestModel = sageMakerModel
-	}
-
-	// Tokenizer.
-	if m := f.tokenizerMode; m != "auto" && m != "hf" && !f.skipTokenizer {
-		fmt.Fprintf(errw, "Warning: --tokenizer-mode %s is not supported: tokens are counted with the Hugging Face tokenizer.json, which may count differently\n", m)
-	}
-	tok, tokID, tokNote, err := o.loadTokenizer(ctx, env, modelID)
-	if err != nil {
-		return err
-	}
-	if tokNote != "" {
-		fmt.Fprintln(errw, tokNote)
-	}
-
-	// Dataset.
-	dcfg, err := o.datasetConfig(env)
-	if err != nil {
-		return err
-	}
-	var dtok dataset.Tokenizer
-	if tok != nil {
-		dtok = tok
-	}
-	samples, warns, err := dataset.Load(ctx, dcfg, dtok)
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	for _, w := range warns {
-		fmt.Fprintln(errw, "Warning:", w)
-	}
-	if httpCl != nil && tok != nil {
-		// The same credentials and headers as the benchmark's requests.
-		hdr := http.Header{}
-		if key := env.Getenv("OPENAI_API_KEY"); key != "" {
-			hdr.Set("Authorization", "Bearer "+key)
-		}
-		extraHeaders, _ := parseHeaders(f.headers)
-		for _, h := range extraHeaders {
-			hdr.Set(h.Key, h.Value)
-		}
-		tc := &openai.TokenizeClient{BaseURL: o.baseURL(), Model: requestModel, Client: httpCl.HTTPClient(), Header: hdr}
-		// Compare counts first: vLLM's alignment below silently fixes the
-		// random prompts, but the user should know the tokenizers differ.
-		twarn, err := checkServerTokens(ctx, tc, tok, samples, f.strictTokens)
-		if err != nil {
-			return err
-		}
-		for _, w := range twarn {
-			fmt.Fprintln(errw, "Warning:", w)
-		}
-		if dcfg.Name == dataset.Random || dcfg.Name == dataset.PrefixRepetition {
-			aligned, awarn, err := dataset.AlignToServer(ctx, tc, samples)
-			if err != nil {
-				return err
-			}
-			for _, w := range awarn {
-				fmt.Fprintln(errw, "Warning:", w)
-			}
-			samples = aligned
-		}
-	}
-
-	reqs, err := o.buildRequests(samples, requestModel, dcfg.Name)
-	if err != nil {
-		return err
-	}
-
-	// Schedule.
-	sched, rampEvents, err := o.schedule(len(reqs))
-	if err != nil {
-		return err
-	}
-
-	// vLLM prints these before the run.
-	// Python's str() of a float is its repr ("inf", "10.0").
-	rateText := report.PyRepr(float64(f.requestRate))
 	burstKind := "Gamma distribution"
 	if float64(f.burstiness) == 1 {
 		burstKind = "Poisson process"
@@ -460,141 +346,117 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		fmt.Fprintf(out, "Traffic ramp-up strategy: %s.\n", f.rampUpStrategy)
 		fmt.Fprintf(out, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", f.rampUpStartRPS.v, f.rampUpEndRPS.v)
 	} else {
-		fmt.Fprintf(out, "Traffic request rate: %s\n", rateText)
+		fmt.Fprintf(out, "Traffic request rate: %s\n", report.PyRepr(float64(f.requestRate)))
 	}
 	fmt.Fprintf(out, "Burstiness factor: %s (%s)\n", report.PyRepr(float64(f.burstiness)), burstKind)
 	fmt.Fprintf(out, "Maximum request concurrency: %s\n", conc)
+}
 
-	// Ready check, warm-ups, the timed run.
-	rc := &runner.Config{
-		Backend:        be,
-		Requests:       reqs,
-		Schedule:       sched,
-		MaxConcurrency: o.maxConcurrencyOrZero(),
-		NumWarmups:     f.numWarmups,
-		RequestTimeout: f.requestTimeout,
-		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
-		OnEvent:        func(msg string) { fmt.Fprintln(out, msg) },
-	}
-	if err := runner.Prepare(ctx, rc); err != nil {
-		if ctx.Err() != nil {
-			return &ExitError{Code: 130, Msg: "interrupted before the benchmark started; nothing was measured"}
-		}
-		return err
-	}
+// execute runs the step with a progress bar, the interrupt note and the
+// records stream.
+func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
 	stopNote := context.AfterFunc(ctx, func() {
-		fmt.Fprintf(errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
+		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
 	})
 	defer stopNote()
-	bar := newProgress(env.Stderr, errw, len(reqs), f.disableTqdm)
-	rc.OnDone = func(*record.Record) { bar.add() }
-	wallStart := time.Now()
-	res, err := runner.Run(ctx, rc)
+	bar := newProgress(ui.tty, ui.errw, len(plan.Requests), o.f.disableTqdm)
+	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
+		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
+		OnRecord:    func(*record.Record) { bar.add() },
+		OpenRecords: rec.open,
+	})
 	bar.finish()
+	if errors.Is(err, bench.ErrInterruptedEarly) {
+		return nil, &ExitError{Code: 130, Msg: err.Error()}
+	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	wallEnd := time.Now()
-	if res.Interrupted {
-		fmt.Fprintf(errw, "Interrupted: %d of %d requests finished or failed, %d never sent; the figures below cover what was measured.\n",
-			len(res.Records), len(reqs), res.NotSent)
+	if outcome.Interrupted {
+		fmt.Fprintf(ui.errw, "Interrupted: %d of %d requests finished or failed, %d never sent; the figures below cover what was measured.\n",
+			len(outcome.Records), len(plan.Requests), outcome.NotSent)
 	}
+	return outcome, nil
+}
 
-	// Metrics.
-	params := o.recordParams(modelID, tok != nil, tokID, res, rampEvents)
-	if tok != nil {
-		// Off the request path: count the text of streams that sent no
-		// usage, so saved records recompute without the tokenizer.
-		for i := range res.Records {
-			r := &res.Records[i]
-			if r.Success && (r.OutputTokens == nil || *r.OutputTokens == 0) {
-				r.TokenizerCount = tok.CountTokens(r.GeneratedText)
-				r.OutputTokensSource = record.SourceTokenizer
-			}
-		}
-	}
-	var counter metrics.TokenCounter
-	if tok != nil {
-		counter = tok
-	}
-	mp, err := metrics.ParamsFrom(&params, counter)
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	sum, err := metrics.Summarize(res.Records, mp)
-	if err != nil {
-		return err
-	}
-
-	// Report.
-	if err := report.WriteWarnings(errw, sum); err != nil {
+// render prints the warnings, the failures, vLLM's table and our sections.
+func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) error {
+	sum, out := s.Metrics, ui.out
+	if err := report.WriteWarnings(ui.errw, sum); err != nil {
 		return err
 	}
 	if err := report.WriteFailures(out, sum); err != nil {
 		return err
 	}
-	if err := report.WriteTable(out, sum, &params); err != nil {
+	if err := report.WriteTable(out, sum, &s.Params); err != nil {
 		return err
 	}
-	if res.Interrupted {
+	if outcome.Interrupted {
 		// Also on stdout: a table redirected to a file must say it is partial.
-		fmt.Fprintf(out, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(res.Records), len(reqs))
+		fmt.Fprintf(out, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(outcome.Records), len(plan.Requests))
 	}
 	title := report.StreamSpecifics
-	if f.backend == "sagemaker" {
+	if plan.Kind == bench.SageMaker {
 		title = report.SageMakerSpecifics
 	}
 	if err := report.WriteSpecifics(out, title, sum); err != nil {
 		return err
 	}
-	if err := report.WriteClientTiming(out, sum, f.fromIntended); err != nil {
+	if err := report.WriteClientTiming(out, sum, o.f.fromIntended); err != nil {
 		return err
 	}
-	if tok == nil && !f.skipTokenizer {
+	if plan.Tokenizer == nil && !o.f.skipTokenizer {
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
+	return nil
+}
 
+// afterRun adds the SageMaker sections (CloudWatch, cost) and returns the
+// result's extra keys.
+func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (map[string]any, error) {
+	sum, out := s.Metrics, ui.out
 	extra := map[string]any{}
-	if f.backend == "sagemaker" {
+	if plan.Kind == bench.SageMaker {
 		extra["sagemaker"] = o.sm.resultInfo()
-		cw, cwErr := o.sm.cloudWatch(ctx, wallStart, wallEnd, len(res.Records)+f.numWarmups)
+		wallEnd := outcome.Start.Add(outcome.Duration)
+		cw, cwErr := o.sm.cloudWatch(ctx, outcome.Start, wallEnd, len(outcome.Records)+o.f.numWarmups)
 		if cwErr != nil {
-			fmt.Fprintln(errw, "Warning: CloudWatch:", cwErr)
+			fmt.Fprintln(ui.errw, "Warning: CloudWatch:", cwErr)
 		}
 		if cw != nil {
 			e2el, ttft := meanMs(sum, metrics.E2EL), meanMs(sum, metrics.TTFT)
 			if err := cloudwatch.WriteTable(out, cw, e2el, ttft); err != nil {
-				return err
+				return nil, err
 			}
 			extra["cloudwatch"] = cw
 		}
 	}
-	est, err := o.sm.costEstimate(res.Duration, sum.Completed, sum.TotalOutput)
+	est, err := o.sm.costEstimate(outcome.Duration, sum.Completed, sum.TotalOutput)
 	if err != nil {
-		return &UsageError{Err: err}
+		return nil, &UsageError{Err: err}
 	}
 	if est != nil {
 		extra["cost"] = est
 	}
-	if f.backend == "sagemaker" || est != nil {
+	if plan.Kind == bench.SageMaker || est != nil {
 		if err := o.sm.writeAfterRun(out, est); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	return extra, nil
+}
 
-	// Save.
-	if err := o.save(out, sum, &params, res.Records, extra); err != nil {
-		return err
-	}
-
-	if res.Interrupted {
+// exitPolicy turns an interrupted run or too many errors into an exit code.
+func (o *runOptions) exitPolicy(outcome *bench.Outcome, sum *metrics.Summary) error {
+	if outcome.Interrupted {
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	}
-	if f.maxErrorRate.set && len(res.Records) > 0 {
-		rate := float64(sum.Failed) / float64(len(res.Records))
-		if rate > f.maxErrorRate.v {
+	n := len(outcome.Records)
+	if o.f.maxErrorRate.set && n > 0 {
+		rate := float64(sum.Failed) / float64(n)
+		if rate > o.f.maxErrorRate.v {
 			return &ExitError{Code: 1, Msg: fmt.Sprintf("error rate %.2f%% (%d of %d requests failed) exceeds --max-error-rate %.2f%%",
-				100*rate, sum.Failed, len(res.Records), 100*f.maxErrorRate.v)}
+				100*rate, sum.Failed, n, 100*o.f.maxErrorRate.v)}
 		}
 	}
 	return nil
@@ -658,17 +520,11 @@ func (o *runOptions) datasetConfig(env *Env) (dataset.Config, error) {
 
 // buildRequests turns samples into backend requests with vLLM's request
 // ids, model names (LoRA round-robin), ignore_eos rule and extra body.
-func (o *runOptions) buildRequests(samples []dataset.Request, model, datasetName string) ([]backend.Request, error) {
+func (o *runOptions) buildRequests(samples []dataset.Request, model, datasetName, prefix string) ([]backend.Request, error) {
 	f := &o.f
 	extra, err := o.extraBody()
 	if err != nil {
 		return nil, err
-	}
-	prefix := f.requestIDPrefix
-	if prefix == "" {
-		var b [4]byte
-		_, _ = rand.Read(b[:])
-		prefix = "bench-" + hex.EncodeToString(b[:]) + "-"
 	}
 	// vLLM forces ignore_eos for the random dataset on OpenAI-compatible
 	// backends so outputs run to max_tokens.
@@ -697,6 +553,17 @@ func (o *runOptions) buildRequests(samples []dataset.Request, model, datasetName
 	return reqs, nil
 }
 
+// requestIDPrefix is --request-id-prefix, or vLLM's random
+// "bench-XXXXXXXX-".
+func (o *runOptions) requestIDPrefix() string {
+	if p := o.f.requestIDPrefix; p != "" {
+		return p
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return "bench-" + hex.EncodeToString(b[:]) + "-"
+}
+
 // openAICompatible reports whether the requests go to an OpenAI-compatible
 // server (vLLM's rule for forcing ignore_eos), including SageMaker
 // containers that speak the OpenAI API.
@@ -705,61 +572,6 @@ func (o *runOptions) openAICompatible() bool {
 		return true
 	}
 	return strings.HasPrefix(o.sm.payloadFormat, "openai")
-}
-
-// recordParams describes the run for metrics and reports.
-func (o *runOptions) recordParams(modelID string, haveTok bool, tokID string, res *runner.Result, ramp []load.RPSChange) record.Params {
-	f := &o.f
-	p := record.Params{
-		DurationS:         res.Duration.Seconds(),
-		RequestRate:       record.Rate(float64(f.requestRate)),
-		Burstiness:        record.Rate(float64(f.burstiness)),
-		MaxConcurrency:    f.maxConcurrency.ptr(),
-		PercentileMetrics: f.percentileMetrics,
-		MetricPercentiles: f.metricPercentiles,
-		Backend:           f.backend,
-		ModelID:           modelID,
-		Metadata:          f.metadata,
-		Date:              res.Start.Format(dateLayout),
-		Interrupted:       res.Interrupted,
-	}
-	for _, c := range ramp {
-		// vLLM stamps each step with datetime.now().isoformat() at dispatch.
-		p.RPSChangeEvents = append(p.RPSChangeEvents, record.RPSChangeEvent{
-			RPS: c.RPS, Timestamp: res.Start.Add(c.At).Format("2006-01-02T15:04:05.000000")})
-	}
-	if p.DurationS <= 0 {
-		p.DurationS = 1e-9 // nothing ran (interrupted at once); keep metrics defined
-	}
-	n := f.ds.NumPrompts
-	p.NumPrompts = &n
-	if g, _ := metrics.ParseGoodput(f.goodput); len(g) > 0 {
-		p.Goodput = g
-	}
-	if f.label != "" {
-		l := f.label
-		p.Label = &l
-	}
-	if f.rampUpStrategy != "" {
-		p.RampUpStrategy = f.rampUpStrategy
-		p.RampUpStartRPS = f.rampUpStartRPS.ptr()
-		p.RampUpEndRPS = f.rampUpEndRPS.ptr()
-	}
-	switch {
-	case f.skipTokenizer:
-		p.Tokenizer = record.TokenizerNone
-	case haveTok:
-		p.Tokenizer = tokID
-	default:
-		// No tokenizer could be had: vLLM would fail here; we go on with the
-		// server's counts and say so (tokenizer_id names what we did).
-		p.Tokenizer = "approximate"
-		p.TokenizerID = "none (server usage counts; approximate prompt lengths)"
-	}
-	if f.backend == "sagemaker" {
-		p.EndpointName = o.sm.endpointName
-	}
-	return p
 }
 
 // prepareOutputDirs creates the folders the result and records files go
@@ -782,15 +594,16 @@ func (o *runOptions) prepareOutputDirs() error {
 	return nil
 }
 
-// save writes the result JSON (and, with --save-detailed, the records next
-// to it) when asked, plus --save-records.
-func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any) error {
+// save writes the result JSON when asked; the records went to disk while
+// the run went on (recordsOut).
+func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut) error {
 	f := &o.f
-	if f.saveRecordsPath != "" {
-		if err := writeRecordsFile(f.saveRecordsPath, p, recs); err != nil {
-			return err
+	if rec.path != "" && !rec.temp && rec.err == nil {
+		if f.saveRecordsPath != "" {
+			fmt.Fprintf(out, "Records saved to %s\n", rec.path)
+		} else {
+			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.path, rec.path)
 		}
-		fmt.Fprintf(out, "Records saved to %s\n", f.saveRecordsPath)
 	}
 	if !f.saveResult && !f.appendResult {
 		return nil
@@ -803,55 +616,24 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	for _, k := range slices.Sorted(maps.Keys(extra)) {
 		obj.Set(k, extra[k])
 	}
-	name := f.resultFilename
-	if name == "" {
-		name = report.ResultFilename(p)
-	}
-	path, err := report.SaveResult(f.resultDir, name, f.appendResult, obj)
+	path, err := report.SaveResult(f.resultDir, o.resultName(p), f.appendResult, obj)
 	if err != nil {
+		if rec.temp && rec.err == nil {
+			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.path, rec.path)
+		}
 		return fmt.Errorf("saving result: %w", err)
 	}
 	fmt.Fprintf(out, "Result saved to %s\n", path)
-	if f.saveDetailed && f.saveRecordsPath == "" {
-		rpath := strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
-		if err := writeRecordsFile(rpath, p, recs); err != nil {
-			return err
-		}
-		fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rpath, rpath)
-	}
+	rec.removeTemp()
 	return nil
 }
 
-// writeRecordsFile writes records as llmbench JSON lines.
-func writeRecordsFile(path string, p *record.Params, recs []record.Record) error {
-	if dir := filepath.Dir(path); dir != "." {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+// resultName is --result-filename, or vLLM's name for the run.
+func (o *runOptions) resultName(p *record.Params) string {
+	if o.f.resultFilename != "" {
+		return o.f.resultFilename
 	}
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := record.WriteJSONLines(fh, *p, recs); err != nil {
-		fh.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return fh.Close()
-}
-
-// schedule computes the intended send offsets with vLLM's arrival process,
-// and the ramp-up's rps_change_events (stamped relative to the planned
-// start; the runner's start is added when they are saved).
-func (o *runOptions) schedule(n int) ([]time.Duration, []load.RPSChange, error) {
-	plan, err := load.Schedule(n, o.arrivals())
-	if err != nil {
-		return nil, nil, &UsageError{Err: err}
-	}
-	if o.f.rampUpStrategy == "" {
-		return plan.Offsets, nil, nil
-	}
-	return plan.Offsets, load.RPSChanges(o.f.rampUpStartRPS.v, plan.Rates, plan.Offsets), nil
+	return report.ResultFilename(p)
 }
 
 // arrivals is the arrival process the flags describe.

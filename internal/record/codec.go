@@ -3,11 +3,13 @@ package record
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -194,6 +196,11 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 		p = end.Params
 	case h.Streamed:
 		markUnfinished(&p, recs)
+	}
+	if h.Streamed {
+		// Streamed in completion order; metrics and reports list records
+		// in dispatch order, as a run hands them over.
+		slices.SortStableFunc(recs, func(a, b Record) int { return cmp.Compare(a.Index, b.Index) })
 	}
 	if err := fillParams(&p, len(recs)); err != nil {
 		return Params{}, nil, fmt.Errorf("line 1 (header): %w", err)

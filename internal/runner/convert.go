@@ -31,6 +31,9 @@ func toRecord(req *backend.Request, resp *backend.Response, origin time.Time, it
 		start = it.Acquired
 	}
 	r.StartTime = start.Sub(origin).Seconds()
+	// On the wall clock through the origin's reading: a wall-clock step
+	// during the run does not bend one run's timeline.
+	r.StartUnixNano = origin.UnixNano() + int64(start.Sub(origin))
 	intended := it.Intended.Sub(origin).Seconds()
 	r.IntendedTime = &intended
 	if start.After(it.Arrived) {

@@ -52,6 +52,15 @@ type Config struct {
 	// single goroutine that is not on any request's path (progress bars,
 	// live metrics). It must not block for long.
 	OnDone func(r *record.Record)
+	// Origin is the instant the schedule and the records' clock count
+	// from; zero = time.Now() when Run starts. Set it to anchor the
+	// records to a wall-clock time written before the run (a records
+	// file's header). It must come from time.Now() (monotonic reading).
+	Origin time.Time
+	// Duration, when > 0, stops dispatch that long after Origin (requests
+	// not yet sent are counted as not sent, those in flight finish); the
+	// run is then complete, not interrupted.
+	Duration time.Duration
 	// OnEvent, when set, receives one-line notes on the run's phases
 	// ("Starting initial single prompt test run...").
 	OnEvent func(msg string)
@@ -238,8 +247,17 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		}
 	}()
 
-	origin := time.Now()
-	lres := load.Run(ctx, offsets, load.Options{MaxConcurrency: cfg.MaxConcurrency, Start: origin},
+	origin := cfg.Origin
+	if origin.IsZero() {
+		origin = time.Now()
+	}
+	dispatchCtx := ctx
+	if cfg.Duration > 0 {
+		var cancel context.CancelFunc
+		dispatchCtx, cancel = context.WithDeadline(ctx, origin.Add(cfg.Duration))
+		defer cancel()
+	}
+	lres := load.Run(dispatchCtx, offsets, load.Options{MaxConcurrency: cfg.MaxConcurrency, Start: origin},
 		func(_ context.Context, it load.Item) {
 			req := &cfg.Requests[it.Index]
 			var resp backend.Response
@@ -264,7 +282,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		}
 	}
 	res.NotSent = n - len(res.Records)
-	if res.NotSent > 0 {
+	if res.NotSent > 0 && ctx.Err() != nil {
 		res.Interrupted = true
 	}
 	return res, nil

@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/runner"
+)
+
+// Hooks are a step's observers. Every field is optional.
+type Hooks struct {
+	// OnEvent receives one-line notes on the phases ("Warmup run
+	// completed.").
+	OnEvent func(msg string)
+	// OnRecord sees each record as it completes, from one goroutine that
+	// is not on any request's path (progress, live metrics). It must not
+	// block for long.
+	OnRecord func(r *record.Record)
+	// OpenRecords, when set, is called after the warm-ups, just before
+	// dispatch, with the header of the records file (params known so far
+	// and the wall-clock anchor); each record is added to the stream it
+	// returns as it completes. The caller closes the stream (Outcome.Stream)
+	// once the final params are known.
+	OpenRecords func(h record.Header) (*record.Stream, error)
+}
+
+// Outcome is what Execute measured.
+type Outcome struct {
+	// Records holds one record per request sent, in dispatch order.
+	Records []record.Record
+	// Start is the instant the schedule counted from (wall and
+	// monotonic); Duration is vLLM's benchmark duration.
+	Start    time.Time
+	Duration time.Duration
+	// Interrupted is true when ctx was cancelled (Ctrl-C) before every
+	// request finished; NotSent counts requests never sent (interrupted,
+	// or past Load.Duration).
+	Interrupted bool
+	NotSent     int
+	// RampEvents are the ramp-up rate changes, relative to Start.
+	RampEvents []load.RPSChange
+	// Stream is the records stream OpenRecords returned (nil without).
+	Stream *record.Stream
+	// StreamErr is the first error writing Stream; the run went on.
+	StreamErr error
+}
+
+// ErrInterruptedEarly is returned when ctx is cancelled before the timed
+// run started (during the ready check or the warm-ups): nothing was
+// measured.
+var ErrInterruptedEarly = errors.New("interrupted before the benchmark started; nothing was measured")
+
+// Execute runs the ready check, the warm-ups and the timed run of p.
+func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
+	offsets, ramp, err := schedule(p)
+	if err != nil {
+		return nil, err
+	}
+	rc := &runner.Config{
+		Backend:        p.Backend,
+		Requests:       p.Requests,
+		Schedule:       offsets,
+		MaxConcurrency: p.Load.MaxConcurrency,
+		Duration:       p.Load.Duration,
+		NumWarmups:     p.NumWarmups,
+		RequestTimeout: p.RequestTimeout,
+		ReadyCheck:     p.ReadyCheck,
+		OnEvent:        h.OnEvent,
+	}
+	if err := runner.Prepare(ctx, rc); err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterruptedEarly
+		}
+		return nil, err
+	}
+	out := &Outcome{RampEvents: ramp}
+	rc.Origin = time.Now()
+	if h.OpenRecords != nil {
+		anchor := &record.Anchor{UnixNano: rc.Origin.UnixNano()}
+		if out.Stream, err = h.OpenRecords(record.Header{Params: p.Params, Start: anchor}); err != nil {
+			return nil, err
+		}
+	}
+	rc.OnDone = func(r *record.Record) { out.observe(p, h, r) }
+	res, err := runner.Run(ctx, rc)
+	if err != nil {
+		return nil, err
+	}
+	out.Records, out.Start, out.Duration = res.Records, res.Start, res.Duration
+	out.Interrupted, out.NotSent = res.Interrupted, res.NotSent
+	return out, nil
+}
+
+// observe runs on the runner's collector goroutine for each record: it
+// counts the text of a stream that sent no usage (so a saved record
+// recomputes without the tokenizer), streams the record to disk and
+// hands it to OnRecord.
+func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
+	if p.Tokenizer != nil && r.Success && (r.OutputTokens == nil || *r.OutputTokens == 0) {
+		r.TokenizerCount = p.Tokenizer.CountTokens(r.GeneratedText)
+		r.OutputTokensSource = record.SourceTokenizer
+	}
+	if o.Stream != nil && o.StreamErr == nil {
+		o.StreamErr = o.Stream.Add(r)
+	}
+	if h.OnRecord != nil {
+		h.OnRecord(r)
+	}
+}
+
+// schedule computes the intended send offsets with vLLM's arrival process
+// and, under ramp-up, the rate changes.
+func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
+	plan, err := load.Schedule(len(p.Requests), p.Load.Arrivals)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := p.Load.Arrivals
+	if a.RampStrategy == "" {
+		return plan.Offsets, nil, nil
+	}
+	return plan.Offsets, load.RPSChanges(a.RampStartRPS, plan.Rates, plan.Offsets), nil
+}

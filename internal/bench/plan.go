@@ -1,0 +1,111 @@
+// Package bench is one benchmark step as a pipeline of short phases —
+// plan, execute, summarize — that `llmbench run` calls once and `sweep`
+// (and, later, calibrate and workers) call once per step with another
+// load. The command line builds a Plan (every flag resolved once); Execute
+// runs the ready check, the warm-ups and the timed run, streaming each
+// record to its observers as it completes; Summarize turns the records
+// into metrics. Rendering and saving belong to the callers.
+//
+// bench knows nothing of flags or output formats.
+package bench
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/tokenizer"
+)
+
+// Kind is the kind of endpoint a plan talks to.
+type Kind int
+
+// The backends, with vLLM's --backend names (see ParseKind).
+const (
+	// OpenAICompletions is /v1/completions (--backend openai or vllm).
+	OpenAICompletions Kind = iota + 1
+	// OpenAIChat is /v1/chat/completions (--backend openai-chat).
+	OpenAIChat
+	// SageMaker is InvokeEndpointWithResponseStream (--backend sagemaker).
+	SageMaker
+)
+
+// ParseKind maps vLLM's --backend value to a Kind.
+func ParseKind(name string) (Kind, error) {
+	switch name {
+	case "openai", "vllm":
+		return OpenAICompletions, nil
+	case "openai-chat":
+		return OpenAIChat, nil
+	case "sagemaker":
+		return SageMaker, nil
+	}
+	return 0, fmt.Errorf("--backend %q: want openai, vllm, openai-chat or sagemaker", name)
+}
+
+// Load is how hard a step pushes: the arrival process and the cap on
+// requests in flight.
+type Load struct {
+	// Arrivals is vLLM's arrival process (rate, burstiness, ramp-up,
+	// seed); Rate +Inf sends everything at once.
+	Arrivals load.Arrivals
+	// MaxConcurrency caps requests in flight; 0 = no cap (the one
+	// encoding of "no --max-concurrency").
+	MaxConcurrency int
+	// Duration, when > 0, stops dispatch that long after the start; the
+	// requests not sent by then are not part of the step.
+	Duration time.Duration
+}
+
+// Plan is everything a step needs, resolved once.
+type Plan struct {
+	// Kind is the backend kind; Backend sends the requests.
+	Kind    Kind
+	Backend backend.Backend
+	// Requests are sent in order; Step may cycle them.
+	Requests []backend.Request
+	// IDPrefix starts every request id (prefix + index).
+	IDPrefix string
+	// Load is the arrival process and concurrency cap.
+	Load Load
+	// NumWarmups, RequestTimeout and ReadyCheck are vLLM's
+	// --num-warmups, our --request-timeout and --ready-check-timeout-sec
+	// (0 = skip the check).
+	NumWarmups     int
+	RequestTimeout time.Duration
+	ReadyCheck     time.Duration
+	// Tokenizer counts the text of streams without usage; nil = none.
+	Tokenizer *tokenizer.Tokenizer
+	// Params describe the run for metrics and reports as far as they are
+	// known before dispatch; Summarize fills the rest (duration, date,
+	// interrupted, ramp-up events).
+	Params record.Params
+}
+
+// Step returns a copy of p with load l and n requests: p's requests in
+// order, cycled when n exceeds them, each with its own index and id. The
+// sweep calls it once per load level.
+func (p *Plan) Step(l Load, n int) *Plan {
+	q := *p
+	q.Load = l
+	q.Requests = make([]backend.Request, n)
+	for i := range n {
+		r := p.Requests[i%len(p.Requests)]
+		r.Index = i
+		r.ID = p.IDPrefix + strconv.Itoa(i)
+		q.Requests[i] = r
+	}
+	np := n
+	q.Params.NumPrompts = &np
+	q.Params.RequestRate = record.Rate(l.Arrivals.Rate)
+	q.Params.Burstiness = record.Rate(l.Arrivals.Burstiness)
+	q.Params.MaxConcurrency = nil
+	if l.MaxConcurrency > 0 {
+		c := l.MaxConcurrency
+		q.Params.MaxConcurrency = &c
+	}
+	return &q
+}
