@@ -2,6 +2,7 @@ package capacity
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -140,6 +141,16 @@ func TestGolden(t *testing.T) {
 				}
 			}
 			golden(t, tt.name+".json", js.Bytes())
+			// The file reads back into the same struct (for compare and
+			// report tools).
+			var back Sweep
+			if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+				t.Fatal(err)
+			}
+			var again bytes.Buffer
+			if err := WriteJSON(&again, &back); err != nil || again.String() != js.String() {
+				t.Errorf("JSON does not round-trip (%v)", err)
+			}
 			golden(t, tt.name+".csv", csv.Bytes())
 			golden(t, tt.name+".txt", txt.Bytes())
 		})

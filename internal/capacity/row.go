@@ -113,8 +113,9 @@ type Row struct {
 	// Spread is min, max and std of each figure over the runs; absent
 	// for a single run.
 	Spread map[string]Range `json:"spread,omitempty"`
-	// thinkS is Step.MeanThinkS, kept for the Little's-law check.
-	thinkS float64
+	// MeanThinkS is the users' mean think time in seconds (Users only;
+	// 0 = none), used by the Little's-law check.
+	MeanThinkS float64 `json:"mean_think_s"`
 }
 
 // TermResult is one SLA term's outcome at one step.
@@ -140,7 +141,7 @@ func RowFrom(sum *metrics.Summary, st Step) Row {
 		DispatchLagP99Ms: st.DispatchLagP99Ms,
 		ClientCPU:        st.ClientCPU,
 		ResultFile:       st.ResultFile,
-		thinkS:           st.MeanThinkS,
+		MeanThinkS:       st.MeanThinkS,
 	}
 	m := map[string]float64{
 		"error_rate":              0,
@@ -264,7 +265,7 @@ func (r *Row) littles() {
 	case r.LoadKind == Concurrency:
 		ref = r.Load
 	case r.LoadKind == Users:
-		ref, w = r.Load, w+r.thinkS
+		ref, w = r.Load, w+r.MeanThinkS
 	default:
 		return
 	}
