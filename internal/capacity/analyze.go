@@ -157,6 +157,9 @@ func saturation(steps []Row) *Saturation {
 			ev := fmt.Sprintf("at %s output throughput was %s tok/s (%+.1f %%) while %s rose from %s to %s ms (×%.1f)",
 				loadWords(later.Load, later.LoadKind), num(later.OutputThroughput),
 				100*(later.OutputThroughput/knee.OutputThroughput-1), keyWords(key), num(at), num(v), v/at)
+			if k == 0 {
+				ev += "; this is the lowest load counted, so the knee may lie lower"
+			}
 			return &Saturation{Load: knee.Load, OutputThroughput: knee.OutputThroughput, Rule: SaturationRule, Evidence: ev}
 		}
 	}

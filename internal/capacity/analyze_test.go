@@ -96,8 +96,13 @@ func TestSaturationNeedsTailRise(t *testing.T) {
 		spec{load: 5, tput: 1000, p99TTFT: 100, p99ITL: 10, e2elMean: 1000},
 		spec{load: 10, tput: 2000, p99TTFT: 150, p99ITL: 12, e2elMean: 1000},
 		spec{load: 20, tput: 1500, p99TTFT: 4000, p99ITL: 30, e2elMean: 1000})
-	if sat := s.Saturation; sat == nil || sat.Load != 10 {
+	if sat := s.Saturation; sat == nil || sat.Load != 10 || strings.Contains(sat.Evidence, "may lie lower") {
 		t.Errorf("saturation %+v, want 10 req/s", sat)
+	}
+	// Saturated from the first step: say the knee may be lower.
+	s = analyze(t, Concurrency, "", a100[7:]...)
+	if sat := s.Saturation; sat == nil || sat.Load != 100 || !strings.Contains(sat.Evidence, "the knee may lie lower") {
+		t.Errorf("saturation %+v, want 100 with a caveat", sat)
 	}
 }
 
