@@ -21,6 +21,19 @@ type Item struct {
 	// (vLLM's client_queue_time up to the few microseconds between here
 	// and the backend's start stamp).
 	Acquired time.Time
+
+	// The fields below are set by RunUsers only (closed loop).
+
+	// User is the virtual user that sent the request (0-based).
+	User int
+	// Iteration is the request's number within its user's loop (0-based).
+	Iteration int
+	// Think is the think time the user waited before this request (0 for
+	// its first).
+	Think time.Duration
+	// Warmup is true for a request whose intended start fell within the
+	// warm-up (Users.Warmup): the caller leaves it out of the metrics.
+	Warmup bool
 }
 
 // Options configures Run. The zero value dispatches without a concurrency

@@ -76,6 +76,9 @@ type Summary struct {
 
 	// Extra holds llmbench's own figures, kept apart from vLLM's.
 	Extra Extra
+	// PerUser is llmbench's per-user view (per-user TPS, system TPS,
+	// token goodput), kept apart from vLLM's figures; always computed.
+	PerUser PerUser
 	// Stream counts how successful streams ended and why requests failed.
 	Stream StreamSpecifics
 	// Warnings are things the user should know, one sentence each.
@@ -266,6 +269,8 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 				"dispatch lag p99 is %.2f ms (over %.2f ms): the client sent requests later than scheduled, so the arrival process was not the one requested", lagP99, limit*1000))
 		}
 	}
+	s.PerUser = perUser(recs, s.OutputLens, &p)
+	s.PerUser.SystemTPS = s.OutputThroughput
 	s.Stream = streamSpecifics(recs, s.OutputSources)
 	return s, nil
 }

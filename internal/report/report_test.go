@@ -211,6 +211,7 @@ func TestResultOptions(t *testing.T) {
 		`"dispatch_lag": {"n": 2, "mean_ms": 0.0, "median_ms": 0.0, "std_ms": 0.0, "p99_ms": 0.0}`,
 		`"stream": {"truncated_length": 1, "stopped_eos": 1, "finish_reason_unknown": 0, "without_usage": 1, "output_token_sources": {"server-usage": 1, "fallback-1": 1}, "errors": {"http_5xx": 1}}`,
 		`"rps_change_events": [{"rps": 1, "timestamp": "t0"}]`,
+		`"per_user_tps_n": 1, "mean_per_user_tps": 60.000000000000014, "median_per_user_tps": 60.000000000000014, "p1_per_user_tps": 60.000000000000014, "p5_per_user_tps": 60.000000000000014, "p10_per_user_tps": 60.000000000000014, "system_output_tps": 2.0, "token_goodput": 0.5, "token_goodput_tokens": 1, "token_goodput_requests": 1, "stream":`,
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("result lacks %s\n%s", want, text)
@@ -343,6 +344,16 @@ func TestClientTimingLines(t *testing.T) {
 		"Mean Lag (ms):                           0.00      ",
 		"Median Lag (ms):                         0.00      ",
 		"P50 Lag (ms):                            0.00      ",
+		// 3 tokens in 0.05 s after the first; the 1-token request has no
+		// per-user TPS; only the "stop" one (1 token) is token goodput.
+		"------------------Per-user view-------------------",
+		"Mean per-user TPS (tok/s):               60.00     ",
+		"Median per-user TPS (tok/s):             60.00     ",
+		"P1 per-user TPS (tok/s):                 60.00     ",
+		"P5 per-user TPS (tok/s):                 60.00     ",
+		"P10 per-user TPS (tok/s):                60.00     ",
+		"System output TPS (tok/s):               2.00      ",
+		"Token goodput (tok/s):                   0.50      ",
 		"==================================================",
 	}
 	if diff := cmp.Diff(want, ClientTimingLines(s, false)); diff != "" {

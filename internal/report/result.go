@@ -21,7 +21,8 @@ type ResultOptions struct {
 	// errors. Without it they are removed, as vLLM removes them.
 	Detailed bool
 	// Extras appends the ExtrasKey object (queue and dispatch-lag
-	// summaries, stream specifics, warnings, the interrupted flag).
+	// summaries, the per-user view, stream specifics, warnings, the
+	// interrupted flag).
 	Extras bool
 }
 
@@ -168,6 +169,7 @@ func extras(s *metrics.Summary, p *record.Params) *Object {
 			x.Set(e.key, statsObj(e.st))
 		}
 	}
+	setPerUser(x, &s.PerUser)
 	ss := &s.Stream
 	so := NewObject()
 	so.Set("truncated_length", ss.Truncated)
@@ -191,6 +193,28 @@ func extras(s *metrics.Summary, p *record.Params) *Object {
 	}
 	x.Set("warnings", warnings)
 	return x
+}
+
+// setPerUser sets the per-user view's keys (docs/capacity.md): per-user
+// TPS as mean_per_user_tps, median_per_user_tps, p1/p5/p10_per_user_tps
+// and per_user_tps_n (requests covered), system_output_tps, and
+// token_goodput (tok/s) with token_goodput_tokens and
+// token_goodput_requests. All are tokens per second except the counts.
+func setPerUser(x *Object, pu *metrics.PerUser) {
+	x.Set("per_user_tps_n", pu.N)
+	x.Set("mean_per_user_tps", pu.MeanTPS)
+	x.Set("median_per_user_tps", pu.MedianTPS)
+	for i, q := range metrics.PerUserPercentiles {
+		v := 0.0
+		if i < len(pu.LowTPS) {
+			v = pu.LowTPS[i]
+		}
+		x.Set("p"+PercentileLabel(q)+"_per_user_tps", v)
+	}
+	x.Set("system_output_tps", pu.SystemTPS)
+	x.Set("token_goodput", pu.TokenGoodput)
+	x.Set("token_goodput_tokens", pu.GoodputTokens)
+	x.Set("token_goodput_requests", pu.GoodputRequests)
 }
 
 // WriteResult writes the result JSON (see Result) as Python's json.dump

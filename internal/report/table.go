@@ -157,9 +157,9 @@ func appendStats(l []string, header, short string, st *metrics.Stats, pcts []flo
 
 // ClientTimingLines returns llmbench's "Client-side Timing" section, in
 // the table's layout: how long requests queued for a concurrency slot, how
-// late the client sent them against the schedule, and (with fromIntended)
-// TTFT and E2EL measured from the intended send time. It is empty when the
-// Summary has none of these.
+// late the client sent them against the schedule, (with fromIntended)
+// TTFT and E2EL measured from the intended send time, and the per-user
+// view (see perUserLines). It is empty when the Summary has none of these.
 func ClientTimingLines(s *metrics.Summary, fromIntended bool) []string {
 	type block struct {
 		header, short string
@@ -181,11 +181,35 @@ func ClientTimingLines(s *metrics.Summary, fromIntended bool) []string {
 			l = appendStats(l, b.header, b.short, b.st, s.Percentiles)
 		}
 	}
+	l = append(l, perUserLines(s)...)
 	if len(l) == 0 {
 		return nil
 	}
 	l = append([]string{Center(" Client-side Timing (llmbench) ", '=')}, l...)
 	return append(l, strings.Repeat("=", Width))
+}
+
+// perUserLines is the per-user view's block (docs/capacity.md): per-user
+// TPS (mean, median, the low percentiles), system output TPS and token
+// goodput, in tokens per second; nothing when no request succeeded.
+func perUserLines(s *metrics.Summary) []string {
+	pu := &s.PerUser
+	if s.Completed == 0 {
+		return nil
+	}
+	l := []string{
+		Center("Per-user view", '-'),
+		lineF2("Mean per-user TPS (tok/s):", pu.MeanTPS),
+		lineF2("Median per-user TPS (tok/s):", pu.MedianTPS),
+	}
+	for i, q := range metrics.PerUserPercentiles {
+		if i < len(pu.LowTPS) {
+			l = append(l, lineF2("P"+PercentileLabel(q)+" per-user TPS (tok/s):", pu.LowTPS[i]))
+		}
+	}
+	return append(l,
+		lineF2("System output TPS (tok/s):", pu.SystemTPS),
+		lineF2("Token goodput (tok/s):", pu.TokenGoodput))
 }
 
 // WriteClientTiming writes the client-side timing section (see

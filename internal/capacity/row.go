@@ -1,0 +1,278 @@
+package capacity
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/llmbench/llmbench/internal/metrics"
+)
+
+// Kind is what a sweep's load counts.
+type Kind string
+
+// Load kinds.
+const (
+	// Concurrency: closed loop at fixed concurrency; load is the number
+	// of requests kept in flight.
+	Concurrency Kind = "concurrency"
+	// RequestRate: open loop; load is the request rate in req/s.
+	RequestRate Kind = "request_rate"
+	// Users: closed-loop users with think time; load is the user count.
+	Users Kind = "users"
+)
+
+// Integer reports whether loads of this kind are whole numbers.
+func (k Kind) Integer() bool { return k != RequestRate }
+
+// Client-health limits (docs/capacity.md, "harness_limited"): over
+// either, the client, not the server, may have set the pace, and the
+// step is never counted as a server verdict.
+const (
+	// HarnessLagLimitMs is the p99 dispatch lag (sent - intended) above
+	// which a step is harness-limited: metrics.DefaultLagWarning in ms.
+	HarnessLagLimitMs = metrics.DefaultLagWarning * 1000
+	// HarnessCPULimit is the client's CPU use, as a fraction of the cores
+	// it may use, above which a step is harness-limited.
+	HarnessCPULimit = 0.85
+)
+
+// Step describes one step beside its Summary: what the sweep set and
+// what it measured about the client itself.
+type Step struct {
+	// Load is the concurrency, request rate or user count of the step.
+	Load float64
+	// Kind says which.
+	Kind Kind
+	// ResultFile is where the step's full result was saved ("" = not saved).
+	ResultFile string
+	// DispatchLagP99Ms is the p99 dispatch lag in ms; nil = take it from
+	// the Summary when its percentiles include 99, else unknown.
+	DispatchLagP99Ms *float64
+	// ClientCPU is the client's CPU time over wall time and usable cores
+	// (0..1); nil = not measured.
+	ClientCPU *float64
+	// MeanInFlight is the time-averaged number of requests in flight, if
+	// the driver sampled it; nil = unknown (the Little's-law check then
+	// uses the load itself for Concurrency and Users, see littles).
+	MeanInFlight *float64
+	// MeanThinkS is the users' mean think time in seconds (Users only;
+	// 0 = none).
+	MeanThinkS float64
+}
+
+// Row is one step's summary row, the unit of analysis. JSON keys are
+// the sweep file's (docs/capacity.md). Latency fields are 0 when the run
+// did not report them (as vLLM reports an empty list); Metrics says
+// which were reported.
+type Row struct {
+	Load     float64 `json:"load"`
+	LoadKind Kind    `json:"load_kind"`
+	// Runs is how many runs this row stands for (--runs; 1 = one run).
+	Runs      int `json:"runs"`
+	Completed int `json:"completed"`
+	Failed    int `json:"failed"`
+	// ErrorRate = failed / (completed + failed); 0 with no requests.
+	ErrorRate         float64 `json:"error_rate"`
+	RequestThroughput float64 `json:"request_throughput"`
+	OutputThroughput  float64 `json:"output_throughput"`
+	MeanTTFTMs        float64 `json:"mean_ttft_ms"`
+	P99TTFTMs         float64 `json:"p99_ttft_ms"`
+	MeanITLMs         float64 `json:"mean_itl_ms"`
+	P99ITLMs          float64 `json:"p99_itl_ms"`
+	MeanTPOTMs        float64 `json:"mean_tpot_ms"`
+	MeanE2ELMs        float64 `json:"mean_e2el_ms"`
+	MeanPerUserTPS    float64 `json:"mean_per_user_tps"`
+	P10PerUserTPS     float64 `json:"p10_per_user_tps"`
+	TokenGoodput      float64 `json:"token_goodput"`
+	// MaxConcurrentRequests is vLLM's peak concurrency (1-second buckets).
+	MaxConcurrentRequests float64 `json:"max_concurrent_requests"`
+	// MeanInFlight is the sampled mean in flight; null when unknown.
+	MeanInFlight *float64 `json:"mean_in_flight"`
+	// LittlesLawRatio is the Little's-law estimate over the expected
+	// in-flight count (see littles); null when it cannot be formed.
+	LittlesLawRatio *float64 `json:"littles_law_ratio"`
+	// LittlesLawOff is true when the ratio is off by more than
+	// LittleTolerance.
+	LittlesLawOff    bool     `json:"littles_law_off"`
+	DispatchLagP99Ms *float64 `json:"dispatch_lag_p99_ms"`
+	ClientCPU        *float64 `json:"client_cpu"`
+	// HarnessLimited: the client may have been the limit (see
+	// HarnessLagLimitMs, HarnessCPULimit); HarnessReason says why.
+	HarnessLimited bool   `json:"harness_limited"`
+	HarnessReason  string `json:"harness_reason,omitempty"`
+	// SLATerms is each SLA term's outcome; SLAPass is their conjunction,
+	// null without an SLA. Set by Analyze.
+	SLATerms []TermResult `json:"sla_terms"`
+	SLAPass  *bool        `json:"sla_pass"`
+	// ResultFile is the step's saved result ("" = not saved).
+	ResultFile string `json:"result_file"`
+	// Metrics holds every numeric result key of the step: vLLM's
+	// latency statistics (mean_ttft_ms, p99.9_itl_ms, ...), the per-user
+	// view and the throughputs; SLA terms look keys up here.
+	Metrics map[string]float64 `json:"metrics"`
+	// Spread is min, max and std of each figure over the runs; absent
+	// for a single run.
+	Spread map[string]Range `json:"spread,omitempty"`
+	// MeanThinkS is the users' mean think time in seconds (Users only;
+	// 0 = none), used by the Little's-law check.
+	MeanThinkS float64 `json:"mean_think_s"`
+}
+
+// TermResult is one SLA term's outcome at one step.
+type TermResult struct {
+	Term
+	// Actual is the step's value of Term.Key; null when not reported.
+	Actual *float64 `json:"actual"`
+	// Pass: the value was reported and met the term.
+	Pass bool `json:"pass"`
+	// Headroom is Term.Headroom(Actual); null when not reported.
+	Headroom *float64 `json:"headroom"`
+}
+
+// RowFrom turns one step's Summary into a Row. The Summary should cover
+// e2el among its percentile metrics and 99 among its percentiles, or the
+// row's mean_e2el_ms, p99 fields and Little's-law check stay empty. SLA
+// fields are filled by Analyze.
+func RowFrom(sum *metrics.Summary, st Step) Row {
+	r := Row{
+		Load: st.Load, LoadKind: st.Kind, Runs: 1,
+		Completed: sum.Completed, Failed: sum.Failed,
+		MeanInFlight:     st.MeanInFlight,
+		DispatchLagP99Ms: st.DispatchLagP99Ms,
+		ClientCPU:        st.ClientCPU,
+		ResultFile:       st.ResultFile,
+		MeanThinkS:       st.MeanThinkS,
+	}
+	m := map[string]float64{
+		"error_rate":              0,
+		"request_throughput":      sum.RequestThroughput,
+		"output_throughput":       sum.OutputThroughput,
+		"total_token_throughput":  sum.TotalTokenThroughput,
+		"max_concurrent_requests": float64(sum.MaxConcurrentRequests),
+	}
+	if n := sum.Completed + sum.Failed; n > 0 {
+		m["error_rate"] = float64(sum.Failed) / float64(n)
+	}
+	if sum.RequestGoodput != nil {
+		m["request_goodput"] = *sum.RequestGoodput
+	}
+	for i := range sum.Metrics {
+		st := &sum.Metrics[i]
+		m["mean_"+st.Metric+"_ms"] = st.Mean
+		m["median_"+st.Metric+"_ms"] = st.Median
+		m["std_"+st.Metric+"_ms"] = st.Std
+		for j, p := range sum.Percentiles {
+			m[pctKey(p)+"_"+st.Metric+"_ms"] = st.Percentiles[j]
+		}
+	}
+	pu := &sum.PerUser
+	m["mean_per_user_tps"] = pu.MeanTPS
+	m["median_per_user_tps"] = pu.MedianTPS
+	for i, q := range metrics.PerUserPercentiles {
+		if i < len(pu.LowTPS) {
+			m[pctKey(q)+"_per_user_tps"] = pu.LowTPS[i]
+		}
+	}
+	m["system_output_tps"] = pu.SystemTPS
+	m["token_goodput"] = pu.TokenGoodput
+	r.Metrics = m
+	if r.DispatchLagP99Ms == nil && sum.Extra.DispatchLag != nil {
+		for j, p := range sum.Percentiles {
+			if p == 99 {
+				v := sum.Extra.DispatchLag.Percentiles[j]
+				r.DispatchLagP99Ms = &v
+			}
+		}
+	}
+	r.derive()
+	return r
+}
+
+// pctKey is a percentile's key prefix, "p99" or "p99.9".
+func pctKey(p float64) string { return "p" + strconv.FormatFloat(p, 'f', -1, 64) }
+
+// derive sets the Row's named figures from Metrics (0 when absent), then
+// the client-health verdict and the Little's-law check.
+func (r *Row) derive() {
+	for _, f := range r.fields() {
+		*f.p = r.Metrics[f.key]
+	}
+	r.judgeHealth()
+	r.littles()
+}
+
+type field struct {
+	key string
+	p   *float64
+}
+
+// fields are the Row's named copies of keys that live in Metrics.
+func (r *Row) fields() []field {
+	return []field{
+		{"error_rate", &r.ErrorRate}, {"request_throughput", &r.RequestThroughput},
+		{"output_throughput", &r.OutputThroughput},
+		{"mean_ttft_ms", &r.MeanTTFTMs}, {"p99_ttft_ms", &r.P99TTFTMs},
+		{"mean_itl_ms", &r.MeanITLMs}, {"p99_itl_ms", &r.P99ITLMs},
+		{"mean_tpot_ms", &r.MeanTPOTMs}, {"mean_e2el_ms", &r.MeanE2ELMs},
+		{"mean_per_user_tps", &r.MeanPerUserTPS}, {"p10_per_user_tps", &r.P10PerUserTPS},
+		{"token_goodput", &r.TokenGoodput}, {"max_concurrent_requests", &r.MaxConcurrentRequests},
+	}
+}
+
+// Value is the step's value of a result key, and whether it was reported.
+func (r *Row) Value(key string) (float64, bool) {
+	v, ok := r.Metrics[key]
+	return v, ok
+}
+
+// judgeHealth sets HarnessLimited from the client's health figures.
+func (r *Row) judgeHealth() {
+	r.HarnessLimited, r.HarnessReason = false, ""
+	switch {
+	case r.DispatchLagP99Ms != nil && *r.DispatchLagP99Ms > HarnessLagLimitMs:
+		r.HarnessLimited = true
+		r.HarnessReason = "dispatch lag p99 " + strconv.FormatFloat(*r.DispatchLagP99Ms, 'f', 1, 64) +
+			" ms > " + strconv.FormatFloat(HarnessLagLimitMs, 'f', -1, 64) + " ms"
+	case r.ClientCPU != nil && *r.ClientCPU > HarnessCPULimit:
+		r.HarnessLimited = true
+		r.HarnessReason = "client CPU " + strconv.FormatFloat(100**r.ClientCPU, 'f', 0, 64) +
+			" % > " + strconv.FormatFloat(100*HarnessCPULimit, 'f', 0, 64) + " %"
+	}
+}
+
+// LittleTolerance is how far the Little's-law ratio may stray from 1
+// before the step is flagged (docs/capacity.md, "Little's law").
+const LittleTolerance = 0.15
+
+// littles sets the Little's-law cross-check: requests in the system L =
+// throughput X × time in the system W. The estimate X × mean E2EL is set
+// against the in-flight count the step should have had: the sampled mean
+// when known, else the load itself for Concurrency, and for Users the
+// user count with W widened to E2EL + think time (each user is either
+// waiting or thinking). An open-loop step without a sample has no
+// reference and no ratio. Example: 100 users, 2 s think, mean E2EL 3 s,
+// 20 req/s: 20 × (3 + 2) = 100, ratio 1.0.
+func (r *Row) littles() {
+	r.LittlesLawRatio, r.LittlesLawOff = nil, false
+	if _, ok := r.Metrics["mean_e2el_ms"]; !ok || r.RequestThroughput <= 0 {
+		return
+	}
+	w := r.MeanE2ELMs / 1000
+	var ref float64
+	switch {
+	case r.MeanInFlight != nil:
+		ref = *r.MeanInFlight
+	case r.LoadKind == Concurrency:
+		ref = r.Load
+	case r.LoadKind == Users:
+		ref, w = r.Load, w+r.MeanThinkS
+	default:
+		return
+	}
+	if ref <= 0 {
+		return
+	}
+	ratio := r.RequestThroughput * w / ref
+	r.LittlesLawRatio = &ratio
+	r.LittlesLawOff = math.Abs(ratio-1) > LittleTolerance
+}
