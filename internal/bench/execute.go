@@ -85,7 +85,16 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		}
 	}
 	rc.OnDone = func(r *record.Record) { out.observe(p, h, r) }
-	res, err := runner.Run(ctx, rc)
+	var res *runner.Result
+	if u := p.Load.Users; u != nil {
+		uu, n := *u, len(p.Requests)
+		if p.Load.Duration > 0 {
+			uu.Duration, n = p.Load.Duration, 0
+		}
+		res, err = runner.RunUsers(ctx, rc, uu, n)
+	} else {
+		res, err = runner.Run(ctx, rc)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -114,6 +123,9 @@ func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
 // schedule computes the intended send offsets with vLLM's arrival process
 // and, under ramp-up, the rate changes.
 func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
+	if p.Load.Users != nil {
+		return nil, nil, p.Load.Users.Validate()
+	}
 	plan, err := load.Schedule(len(p.Requests), p.Load.Arrivals)
 	if err != nil {
 		return nil, nil, err

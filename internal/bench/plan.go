@@ -58,6 +58,12 @@ type Load struct {
 	// Duration, when > 0, stops dispatch that long after the start; the
 	// requests not sent by then are not part of the step.
 	Duration time.Duration
+	// Users, when set, makes the step closed loop (load.RunUsers): its
+	// users send, read the whole stream, think and repeat, cycling the
+	// requests; Arrivals and MaxConcurrency are then unused. With
+	// Duration the step runs for that long, else for len(Requests)
+	// requests.
+	Users *load.Users
 }
 
 // Plan is everything a step needs, resolved once.
@@ -103,7 +109,11 @@ func (p *Plan) Step(l Load, n int) *Plan {
 	q.Params.RequestRate = record.Rate(l.Arrivals.Rate)
 	q.Params.Burstiness = record.Rate(l.Arrivals.Burstiness)
 	q.Params.MaxConcurrency = nil
-	if l.MaxConcurrency > 0 {
+	if l.Users != nil {
+		c := l.Users.Users // at most this many in flight
+		q.Params.MaxConcurrency = &c
+		q.Params.RequestRate = record.Inf
+	} else if l.MaxConcurrency > 0 {
 		c := l.MaxConcurrency
 		q.Params.MaxConcurrency = &c
 	}

@@ -90,6 +90,7 @@ simulator on this machine.`,
 	root.AddCommand(
 		// Subcommands register here, one constructor each.
 		newDemoCmd(env),
+		newSweepCmd(env),
 		newRunCmd(env),
 		newSimCmd(env),
 		newTokenizeCmd(env),

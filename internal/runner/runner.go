@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -286,4 +287,68 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		res.Interrupted = true
 	}
 	return res, nil
+}
+
+// RunUsers performs a closed-loop run: u.Users virtual users each send a
+// request, read its whole stream, think, and repeat (load.RunUsers),
+// taking cfg.Requests in turn (cycled). n bounds the number of requests
+// (0 = only u.Duration and ctx bound the run). Requests in the warm-up
+// window are sent but left out of the records. Interrupts behave as in
+// Run.
+func RunUsers(ctx context.Context, cfg *Config, u load.Users, n int) (*Result, error) {
+	if len(cfg.Requests) == 0 {
+		return nil, errors.New("runner: no requests")
+	}
+	grace := cfg.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelReqs()
+	stopGrace := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancelReqs)
+		<-reqCtx.Done()
+		t.Stop()
+	})
+	defer stopGrace()
+
+	var mu sync.Mutex
+	var recs []record.Record
+	doneCh := make(chan *record.Record, 1024)
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for r := range doneCh {
+			if cfg.OnDone != nil {
+				cfg.OnDone(r)
+			}
+			mu.Lock()
+			recs = append(recs, *r)
+			mu.Unlock()
+		}
+	}()
+	origin := cfg.Origin
+	if origin.IsZero() {
+		origin = time.Now()
+	}
+	started := time.Now()
+	_, err := load.RunUsers(ctx, n, u, func(_ context.Context, it load.Item) {
+		req := cfg.Requests[it.Index%len(cfg.Requests)]
+		req.Index = it.Index
+		var resp backend.Response
+		cfg.send(reqCtx, &req, &resp)
+		if it.Warmup {
+			return
+		}
+		r := toRecord(&req, &resp, origin, it)
+		doneCh <- &r
+	})
+	close(doneCh)
+	<-collected
+	if err != nil {
+		return nil, err
+	}
+	end := time.Now()
+	slices.SortFunc(recs, func(a, b record.Record) int { return a.Index - b.Index })
+	return &Result{Records: recs, Start: started, End: end, Duration: end.Sub(started), Interrupted: ctx.Err() != nil}, nil
 }

@@ -1,0 +1,326 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/load"
+)
+
+// sweepFlags are sweep's own settings; every run flag works too.
+type sweepFlags struct {
+	concurrency, rates, users string
+	stepDuration              time.Duration
+	promptsPerStep            int
+	stepWarmup                int
+	runs                      int
+	sla                       string
+	stopWhenSaturated         bool
+	refine                    int
+	thinkTime                 string
+	spawnRate                 float64
+}
+
+// sweepOptions is "llmbench sweep": run's options plus the ladder.
+type sweepOptions struct {
+	runOptions
+	s sweepFlags
+}
+
+func newSweepCmd(env *Env) *cobra.Command {
+	o := &sweepOptions{}
+	cmd := &cobra.Command{
+		Use:   "sweep --concurrency 1,2,4,... | --request-rates 1,2,4,... | --users 10,50,... [run flags]",
+		Short: "Find the saturation point and the largest load that meets an SLA",
+		Long: `Run one benchmark step per load level and analyse the ladder: where added
+load stops buying throughput (the saturation point), the largest load that
+meets --sla and which term binds, with a verdict in plain words
+(docs/capacity.md). Every run flag works here; each step's full result is
+saved beside the sweep file (sweep-*.json, and a CSV of the rows).
+
+Loads: --concurrency keeps exactly c requests in flight (closed loop),
+--request-rates sends open loop at each rate, --users runs closed-loop users
+with --think-time between requests. A step ends after --prompts-per-step
+requests or --step-duration, after --step-warmup warm-up requests.`,
+		Example: `  # the capacity question on a vLLM server
+  llmbench sweep --base-url http://127.0.0.1:8000 --model M \
+    --concurrency 1,2,4,8,16,32,64,128 --sla 'p99_ttft_ms<500,p99_itl_ms<30' --refine 4
+
+  # chat users who think 1-3 s between turns, 60 s per step
+  llmbench sweep --backend openai-chat --users 10,50,100,200 --think-time 1s-3s --step-duration 60s`,
+		Args: argsBetween(0, 0, "takes flags only"),
+		RunE: func(cmd *cobra.Command, _ []string) error { return o.sweep(cmd.Context(), env, cmd) },
+	}
+	fs := cmd.Flags()
+	bindRunFlags(fs, &o.f)
+	o.sm = bindSageMakerFlags(fs)
+	s := &o.s
+	fs.StringVar(&s.concurrency, "concurrency", "", "closed-loop ladder: requests kept in flight per step, e.g. 1,2,4,8,16,32,64")
+	fs.StringVar(&s.rates, "request-rates", "", "open-loop ladder: request rates (req/s) per step, e.g. 1,2,4,8")
+	fs.StringVar(&s.users, "users", "", "closed-loop users per step, each thinking --think-time between requests, e.g. 10,50,100")
+	fs.StringVar(&s.thinkTime, "think-time", "0", "users' pause after each response: fixed (2s) or uniform range (1s-3s)")
+	fs.Float64Var(&s.spawnRate, "spawn-rate", 0, "users started per second at the start of a step (0 = all at once)")
+	fs.DurationVar(&s.stepDuration, "step-duration", 0, "bound each step by time (e.g. 60s); 0 = by --prompts-per-step only")
+	fs.IntVar(&s.promptsPerStep, "prompts-per-step", 0, "requests per step (0 = 8 x load, at least 32, or rate x 20 s; unbounded under --step-duration)")
+	fs.IntVar(&s.stepWarmup, "step-warmup", -1, "warm-up requests before each step, excluded from its metrics (-1 = the load, at most 64)")
+	fs.IntVar(&s.runs, "runs", 1, "repeat each step this many times; rows report the mean and the spread")
+	fs.StringVar(&s.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
+	fs.BoolVar(&s.stopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
+	fs.IntVar(&s.refine, "refine", 0, "after the ladder, bisect between the last passing and first failing load, at most this many extra steps")
+	return cmd
+}
+
+// ladder is the load kind and levels the flags ask for.
+func (o *sweepOptions) ladder() (capacity.Kind, []float64, error) {
+	var kind capacity.Kind
+	var list string
+	for _, c := range []struct {
+		k capacity.Kind
+		v string
+	}{{capacity.Concurrency, o.s.concurrency}, {capacity.RequestRate, o.s.rates}, {capacity.Users, o.s.users}} {
+		if c.v == "" {
+			continue
+		}
+		if list != "" {
+			return "", nil, usageErrorf("give one of --concurrency, --request-rates or --users, not several")
+		}
+		kind, list = c.k, c.v
+	}
+	if list == "" {
+		return "", nil, usageErrorf("sweep needs a ladder: --concurrency 1,2,4,8, --request-rates 1,2,4 or --users 10,50,100")
+	}
+	var loads []float64
+	for _, item := range strings.Split(list, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(item), 64)
+		if err != nil || v <= 0 || math.IsInf(v, 0) || (kind.Integer() && v != math.Trunc(v)) {
+			return "", nil, usageErrorf("--%s: %q is not a positive %s", flagOf(kind), item, map[bool]string{true: "whole number", false: "number"}[kind.Integer()])
+		}
+		loads = append(loads, v)
+	}
+	return kind, loads, nil
+}
+
+func flagOf(k capacity.Kind) string {
+	switch k {
+	case capacity.Concurrency:
+		return "concurrency"
+	case capacity.RequestRate:
+		return "request-rates"
+	}
+	return "users"
+}
+
+// checkSweep validates sweep's own flags and sets the figures every step
+// must report (e2el for Little's law, p99 for the SLA and the table).
+func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64, capacity.SLA, load.Think, error) {
+	kind, loads, err := o.ladder()
+	if err != nil {
+		return "", nil, nil, load.Think{}, err
+	}
+	sla, err := capacity.ParseSLA(o.s.sla)
+	if err != nil {
+		return "", nil, nil, load.Think{}, &UsageError{Err: fmt.Errorf("--sla: %w", err)}
+	}
+	think, err := load.ParseThink(o.s.thinkTime)
+	if err != nil {
+		return "", nil, nil, load.Think{}, &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
+	}
+	if o.s.runs < 1 || o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
+		return "", nil, nil, load.Think{}, usageErrorf("--runs must be >= 1; --refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
+	}
+	if kind != capacity.Users && cmd.Flags().Changed("think-time") {
+		return "", nil, nil, load.Think{}, usageErrorf("--think-time needs --users")
+	}
+	if !cmd.Flags().Changed("percentile-metrics") {
+		o.f.percentileMetrics = "ttft,tpot,itl,e2el"
+	}
+	if !cmd.Flags().Changed("metric-percentiles") {
+		o.f.metricPercentiles = "50,90,99"
+	}
+	for _, m := range sla.Metrics() {
+		if !strings.Contains(","+o.f.percentileMetrics+",", ","+m+",") {
+			o.f.percentileMetrics += "," + m
+		}
+	}
+	for _, p := range append(sla.Percentiles(), 99) {
+		o.f.metricPercentiles = addPercentile(o.f.metricPercentiles, p)
+	}
+	return kind, loads, sla, think, nil
+}
+
+// addPercentile appends p to a comma list of percentiles unless present.
+func addPercentile(list string, p float64) string {
+	want := strconv.FormatFloat(p, 'f', -1, 64)
+	for _, x := range strings.Split(list, ",") {
+		if v, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil && v == p {
+			return list
+		}
+	}
+	return list + "," + want
+}
+
+// sweep runs the ladder, the refinement, and writes the analysis.
+func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) error {
+	kind, loads, sla, think, err := o.checkSweep(cmd)
+	if err != nil {
+		return err
+	}
+	if err := o.checkAll(cmd); err != nil {
+		return err
+	}
+	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
+	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
+	if err != nil {
+		return err
+	}
+	defer closeBE()
+	d := &sweepDriver{o: o, ui: ui, base: base, kind: kind, sla: sla, think: think,
+		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.s.runs}
+	if err := d.prepareDir(); err != nil {
+		return err
+	}
+	d.ladder(ctx, loads)
+	d.refine(ctx)
+	return d.finish(ctx)
+}
+
+// sweepDriver runs the steps of one sweep and keeps their rows.
+type sweepDriver struct {
+	o     *sweepOptions
+	ui    *console
+	base  *bench.Plan
+	kind  capacity.Kind
+	sla   capacity.SLA
+	think load.Think
+	date  string
+	dir   string // the step results' folder
+	rows  []capacity.Row
+	an    *capacity.Sweep
+	n     int // steps run
+	total int // steps planned (grows with refinement)
+	// stopped says why the sweep ended early ("" = it did not).
+	stopped string
+}
+
+func (d *sweepDriver) label() string {
+	if d.o.f.label != "" {
+		return d.o.f.label
+	}
+	if d.base.Params.EndpointName != "" {
+		return d.base.Params.EndpointName
+	}
+	return d.base.Params.ModelID
+}
+
+// sweepPath is the sweep file's path; its steps go to a folder of the
+// same name.
+func (d *sweepDriver) sweepPath() string {
+	return filepath.Join(d.o.f.resultDir, capacity.FileName(d.label(), d.kind, d.date))
+}
+
+func (d *sweepDriver) prepareDir() error {
+	d.dir = strings.TrimSuffix(d.sweepPath(), ".json")
+	if err := os.MkdirAll(d.dir, 0o755); err != nil {
+		return usageErrorf("cannot create the sweep's folder: %v", err)
+	}
+	return nil
+}
+
+// ladder runs every load of the ladder, --runs times each.
+func (d *sweepDriver) ladder(ctx context.Context, loads []float64) {
+	for _, l := range loads {
+		for run := 1; run <= d.o.s.runs; run++ {
+			if !d.step(ctx, l, run) {
+				return
+			}
+		}
+		if d.o.s.stopWhenSaturated && d.an != nil && d.an.Stop() {
+			d.stopped = "the knee is confirmed and the SLA failed (--stop-when-saturated)"
+			return
+		}
+	}
+}
+
+// refine bisects between the last passing and the first failing load.
+func (d *sweepDriver) refine(ctx context.Context) {
+	for i := 0; i < d.o.s.refine && d.stopped == "" && d.an != nil; i++ {
+		pass, fail, ok := d.an.RefineBounds()
+		if !ok {
+			return
+		}
+		probe, ok := capacity.NextProbe(pass, fail, d.kind)
+		if !ok {
+			return
+		}
+		d.total += d.o.s.runs
+		for run := 1; run <= d.o.s.runs; run++ {
+			if !d.step(ctx, probe, run) {
+				return
+			}
+		}
+	}
+}
+
+// finish analyses what was measured and writes the table, the verdict,
+// the sweep file and its CSV.
+func (d *sweepDriver) finish(ctx context.Context) error {
+	if len(d.rows) == 0 {
+		if ctx.Err() != nil {
+			return &ExitError{Code: 130, Msg: "interrupted before the first step finished; nothing was measured"}
+		}
+		return fmt.Errorf("no step finished: %s", d.stopped)
+	}
+	an, err := capacity.Analyze(d.kind, d.sla, d.rows)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(d.ui.out)
+	if err := capacity.WriteText(d.ui.out, an); err != nil {
+		return err
+	}
+	path := d.sweepPath()
+	if err := writeFileWith(path, func(w io.Writer) error { return capacity.WriteJSON(w, an) }); err != nil {
+		return fmt.Errorf("saving the sweep: %w", err)
+	}
+	csvPath := strings.TrimSuffix(path, ".json") + ".csv"
+	if err := writeFileWith(csvPath, func(w io.Writer) error { return capacity.WriteCSV(w, an) }); err != nil {
+		return fmt.Errorf("saving the sweep: %w", err)
+	}
+	fmt.Fprintf(d.ui.out, "Sweep saved to %s (rows: %s; step results in %s/)\n", path, csvPath, d.dir)
+	if d.stopped != "" {
+		fmt.Fprintf(d.ui.out, "Note: the sweep stopped early: %s.\n", d.stopped)
+	}
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Msg: "interrupted: the analysis above covers the finished steps"}
+	}
+	return nil
+}
+
+// writeFileWith writes a file through a temporary name in the same folder
+// and renames it into place, so no reader sees half a file.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/report"
+)
+
+// stepLoad is the bench load of one step at level l.
+func (d *sweepDriver) stepLoad(l float64) bench.Load {
+	s := &d.o.s
+	bl := bench.Load{Arrivals: d.o.arrivals(), Duration: s.stepDuration}
+	switch d.kind {
+	case capacity.Concurrency:
+		u := load.Concurrency(int(l))
+		bl.Users = &u
+	case capacity.Users:
+		u := load.Users{Users: int(l), Think: d.think, SpawnRate: s.spawnRate, Seed: uint64(d.o.f.ds.Seed)}
+		bl.Users = &u
+	default:
+		bl.Arrivals.Rate = l
+		bl.Arrivals.RampStrategy = ""
+	}
+	return bl
+}
+
+// stepRequests is how many requests a step at level l sends: under
+// --step-duration as many as the time allows (a plan of requests is
+// cycled), else --prompts-per-step or a default that gives each level
+// enough requests to reach a steady state.
+func (d *sweepDriver) stepRequests(l float64) int {
+	s := &d.o.s
+	switch {
+	case s.promptsPerStep > 0:
+		return s.promptsPerStep
+	case s.stepDuration > 0 && d.kind == capacity.RequestRate:
+		return int(math.Ceil(l * s.stepDuration.Seconds()))
+	case s.stepDuration > 0:
+		return len(d.base.Requests) // cycled until the time is up
+	case d.kind == capacity.RequestRate:
+		return max(32, int(math.Ceil(l*20)))
+	}
+	return max(32, 8*int(l))
+}
+
+// stepWarmups is --step-warmup, or the load itself (at most 64), so the
+// server's batch is full before the step's clock starts.
+func (d *sweepDriver) stepWarmups(l float64) int {
+	if d.o.s.stepWarmup >= 0 {
+		return d.o.s.stepWarmup
+	}
+	return max(1, min(64, int(math.Ceil(l))))
+}
+
+// step runs one step and adds its row; false when the sweep must stop
+// (interrupted, or the step could not run).
+func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
+	d.n++
+	p := d.base.Step(d.stepLoad(l), d.stepRequests(l))
+	p.NumWarmups = d.stepWarmups(l)
+	if d.n > 1 {
+		p.ReadyCheck = 0 // the endpoint answered the first step
+	}
+	what := fmt.Sprintf("step %d of %d: %s %s", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64))
+	if d.o.s.runs > 1 {
+		what += fmt.Sprintf(" (run %d of %d)", run, d.o.s.runs)
+	}
+	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
+	cpu0, wall0 := cpuTime(), time.Now()
+	outcome, err := bench.Execute(ctx, p, bench.Hooks{})
+	if err != nil {
+		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
+		fmt.Fprintln(d.ui.errw, "  "+d.stopped)
+		return false
+	}
+	if outcome.Interrupted {
+		d.stopped = what + " was interrupted; it is left out"
+		return false
+	}
+	row, err := d.rowOf(p, outcome, l, run, cpuShare(cpu0, wall0))
+	if err != nil {
+		d.stopped = fmt.Sprintf("%s: %v", what, err)
+		return false
+	}
+	d.rows = append(d.rows, row)
+	if an, err := capacity.Analyze(d.kind, d.sla, d.rows); err == nil {
+		d.an = an
+	}
+	fmt.Fprintf(d.ui.errw, "  %s\n", stepLine(&row, d.sla))
+	return ctx.Err() == nil
+}
+
+// rowOf summarizes a step, saves its full result and returns its row.
+func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, l float64, run int, cpu *float64) (capacity.Row, error) {
+	sum, err := bench.Summarize(p, outcome)
+	if err != nil {
+		return capacity.Row{}, err
+	}
+	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true})
+	if err != nil {
+		return capacity.Row{}, err
+	}
+	name := fmt.Sprintf("%s-%s.json", d.kind, strconv.FormatFloat(l, 'f', -1, 64))
+	if d.o.s.runs > 1 {
+		name = fmt.Sprintf("%s-%s-run%d.json", d.kind, strconv.FormatFloat(l, 'f', -1, 64), run)
+	}
+	path, err := report.SaveResult(d.dir, name, false, obj)
+	if err != nil {
+		return capacity.Row{}, fmt.Errorf("saving the step result: %w", err)
+	}
+	st := capacity.Step{Load: l, Kind: d.kind, ResultFile: path, ClientCPU: cpu}
+	if d.kind == capacity.Users {
+		st.MeanThinkS = d.think.Mean().Seconds()
+	}
+	return capacity.RowFrom(sum.Metrics, st), nil
+}
+
+// stepLine is the one-line progress note after a step.
+func stepLine(r *capacity.Row, sla capacity.SLA) string {
+	s := fmt.Sprintf("%.1f out tok/s, p99 TTFT %.1f ms, p99 ITL %.1f ms, %d failed", r.OutputThroughput, r.P99TTFTMs, r.P99ITLMs, r.Failed)
+	if len(sla) > 0 {
+		ok := true
+		for _, t := range sla {
+			if v, found := r.Value(t.Key); !found || !t.Pass(v) {
+				ok = false
+			}
+		}
+		s += map[bool]string{true: ", SLA pass", false: ", SLA FAIL"}[ok]
+	}
+	if r.HarnessLimited {
+		s += " (client-limited: " + r.HarnessReason + ")"
+	}
+	return s
+}
+
+// cpuShare is this process's CPU use since cpu0/wall0 as a fraction of
+// the cores it may use; nil where CPU time cannot be read.
+func cpuShare(cpu0 time.Duration, wall0 time.Time) *float64 {
+	if cpu0 < 0 {
+		return nil
+	}
+	wall := time.Since(wall0)
+	if wall <= 0 {
+		return nil
+	}
+	v := float64(cpuTime()-cpu0) / float64(wall) / float64(runtime.GOMAXPROCS(0))
+	return &v
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/sim"
+)
+
+// readSweep loads the one sweep file a sweep wrote into dir.
+func readSweep(t *testing.T, dir string) *capacity.Sweep {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, "sweep-*.json"))
+	if len(files) != 1 {
+		t.Fatalf("sweep files: %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s capacity.Sweep
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(strings.TrimSuffix(files[0], ".json") + ".csv"); err != nil {
+		t.Error(err)
+	}
+	return &s
+}
+
+// sweepCapacity is the batch size of the servers the sweep tests probe:
+// past it, a request waits a whole request's time for a slot, so p99
+// TTFT jumps far above anything the client's own delays add.
+const sweepCapacity = 6
+
+// TestSweepFindsCapacity: against a server of known capacity, the sweep's
+// max load under a TTFT SLA is that capacity (exactly, with --refine) and
+// its saturation point lies within one ladder step of it.
+func TestSweepFindsCapacity(t *testing.T) {
+	t.Parallel()
+	servers := map[string]func(t *testing.T) string{
+		"simulator, batching mode": func(t *testing.T) string {
+			srv := startSim(t, func(c *sim.Config) {
+				p, _ := sim.LookupPreset("fast")
+				*c = c.WithPreset(p)
+				c.Mode = sim.ModeBatching
+				c.Batching.MaxNumSeqs = sweepCapacity
+				c.Batching.DecodeBase = 20 * time.Millisecond
+				c.Batching.DecodePerSeq = 0
+				c.Batching.DecodePerKVToken = 0
+			})
+			return srv.URL
+		},
+		"plain server: N streams at once, the rest queue": func(t *testing.T) string {
+			return queueingServer(t, sweepCapacity, 20*time.Millisecond)
+		},
+	}
+	for name, start := range servers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			url := start(t)
+			dir := t.TempDir()
+			// 32 tokens at 20 ms: a queued request waits ~640 ms, against
+			// an SLA of 300 ms on p90 (past the capacity, at least one
+			// request in eight waits), far from any delay a busy machine
+			// adds to the ones that do not wait.
+			code, out, errs := runCLI(t, "sweep", "--base-url", url, "--model", "llmbench-sim",
+				"--concurrency", "2,4,8,16", "--sla", "p90_ttft_ms<300", "--refine", "4",
+				"--prompts-per-step", "16", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
+				"--num-prompts", "16", "--result-dir", dir, "--tokenizer", "builtin:gpt2", "--ready-check-timeout-sec", "0")
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			s := readSweep(t, dir)
+			if ml := s.MaxLoadUnderSLA.Load; ml == nil || *ml != sweepCapacity {
+				t.Errorf("max load under SLA %v, want %d\n%s", ml, sweepCapacity, out)
+			}
+			if b := s.MaxLoadUnderSLA.Binding; b == nil || *b != "p90_ttft_ms" {
+				t.Errorf("binding %v", b)
+			}
+			if sat := s.Saturation; sat == nil || sat.Load < 4 || sat.Load > 8 {
+				t.Errorf("saturation %+v, want within one step of %d\n%s", sat, sweepCapacity, out)
+			}
+			if !strings.Contains(out, "Verdict: meets the SLA up to 6 concurrent users") {
+				t.Errorf("no verdict in the output:\n%s", out)
+			}
+			for _, r := range s.Steps {
+				if _, err := os.Stat(r.ResultFile); err != nil || r.Completed != 16 {
+					t.Errorf("step %v: result file %v, %d completed", r.Load, err, r.Completed)
+				}
+			}
+		})
+	}
+}
+
+// queueingServer is an OpenAI completions server that streams tokens
+// to at most n requests at once; the others wait for a slot before their
+// first token.
+func queueingServer(t *testing.T, n int, itl time.Duration) string {
+	slots := make(chan struct{}, n)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			MaxTokens int `json:"max_tokens"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-slots }()
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range body.MaxTokens {
+			time.Sleep(itl)
+			fr := "null"
+			if i == body.MaxTokens-1 {
+				fr = `"length"`
+			}
+			fmt.Fprintf(w, "data: {\"id\":\"x\",\"object\":\"text_completion\",\"choices\":[{\"index\":0,\"text\":\" w\",\"finish_reason\":%s}]}\n\n", fr)
+			w.(http.Flusher).Flush()
+		}
+		fmt.Fprintf(w, "data: {\"id\":\"x\",\"choices\":[],\"usage\":{\"prompt_tokens\":8,\"completion_tokens\":%d,\"total_tokens\":%d}}\n\ndata: [DONE]\n\n", body.MaxTokens, 8+body.MaxTokens)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
