@@ -75,6 +75,7 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 		},
 	}
 	bindRunFlags(cmd.Flags(), &o.f)
+	bindClosedLoopFlags(cmd.Flags(), &o.f)
 	o.sm = bindSageMakerFlags(cmd.Flags())
 	bindConfigFlags(cmd.Flags(), o)
 	return cmd
@@ -130,6 +131,9 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	if err := o.arrivals().Validate(); err != nil {
 		return &UsageError{Err: err}
 	}
+	if err := o.checkClosedLoop(cmd); err != nil {
+		return err
+	}
 	if _, err := metrics.ParseGoodput(f.goodput); err != nil {
 		return &UsageError{Err: err}
 	}
@@ -157,6 +161,48 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 		return usageErrorf("--endpoint-name needs --backend sagemaker")
 	}
 	return nil
+}
+
+// checkClosedLoop checks --users and its companions.
+func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
+	f := &o.f
+	changed := func(name string) bool { return cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name) }
+	if f.users < 0 || f.spawnRate < 0 || f.duration < 0 || f.warmupDuration < 0 {
+		return usageErrorf("--users, --spawn-rate, --duration and --warmup-duration must not be negative")
+	}
+	if f.users == 0 {
+		for _, name := range []string{"think-time", "spawn-rate", "warmup-duration"} {
+			if changed(name) {
+				return usageErrorf("--%s needs --users", name)
+			}
+		}
+		return nil
+	}
+	for _, name := range []string{"request-rate", "max-concurrency", "ramp-up-strategy", "burstiness"} {
+		if changed(name) {
+			return usageErrorf("--users runs a closed loop: it replaces --%s (leave it out)", name)
+		}
+	}
+	if _, err := o.users(); err != nil {
+		return err
+	}
+	if f.warmupDuration > 0 && (f.duration == 0 || f.warmupDuration >= f.duration) {
+		return usageErrorf("--warmup-duration needs a longer --duration")
+	}
+	return nil
+}
+
+// users is the closed-loop configuration of --users; nil without it.
+func (o *runOptions) users() (*load.Users, error) {
+	f := &o.f
+	if f.users == 0 {
+		return nil, nil
+	}
+	think, err := load.ParseThink(f.thinkTime)
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
+	}
+	return &load.Users{Users: f.users, Think: think, SpawnRate: f.spawnRate, Warmup: f.warmupDuration, Seed: uint64(f.ds.Seed)}, nil
 }
 
 // parseHeaders splits --header KEY=VALUE items at the first "=", trimming
@@ -245,6 +291,9 @@ func errOr(err error, s string) any {
 
 // concurrency is the most requests that can be in flight.
 func (o *runOptions) concurrency() int {
+	if o.f.users > 0 {
+		return o.f.users
+	}
 	if o.f.maxConcurrency.set {
 		return o.f.maxConcurrency.v
 	}

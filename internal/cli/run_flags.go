@@ -59,6 +59,13 @@ type runFlags struct {
 	maxErrorRate    optFloat
 	saveRecordsPath string
 
+	// Closed-loop users and time bounds (ours; see bindClosedLoopFlags).
+	users          int
+	thinkTime      string
+	spawnRate      float64
+	duration       time.Duration
+	warmupDuration time.Duration
+
 	// Output.
 	percentileMetrics string
 	metricPercentiles string
@@ -167,4 +174,14 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
 	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")
+}
+
+// bindClosedLoopFlags declares the closed-loop user flags and the time
+// bound of run and demo (sweep has its own ladder of users).
+func bindClosedLoopFlags(fs *pflag.FlagSet, f *runFlags) {
+	fs.IntVar(&f.users, "users", 0, "closed loop: this many users each send, read the whole stream, think, repeat (ours; replaces --request-rate and --max-concurrency)")
+	fs.StringVar(&f.thinkTime, "think-time", "0", "users' pause after each response: fixed (2s) or uniform range (1s-3s, like Locust's between)")
+	fs.Float64Var(&f.spawnRate, "spawn-rate", 0, "users started per second (0 = all at once)")
+	fs.DurationVar(&f.duration, "duration", 0, "stop sending after this long (e.g. 5m); with --users, requests cycle through the dataset until then")
+	fs.DurationVar(&f.warmupDuration, "warmup-duration", 0, "with --users: requests started in this first part of --duration are sent but left out of the metrics")
 }

@@ -70,12 +70,16 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	if err != nil {
 		return nil, err
 	}
+	users, err := o.users()
+	if err != nil {
+		return nil, err
+	}
 	return &bench.Plan{
 		Kind:           ep.kind,
 		Backend:        ep.be,
 		Requests:       reqs,
 		IDPrefix:       prefix,
-		Load:           bench.Load{Arrivals: o.arrivals(), MaxConcurrency: o.maxConcurrencyOrZero()},
+		Load:           bench.Load{Arrivals: o.arrivals(), MaxConcurrency: o.maxConcurrencyOrZero(), Duration: f.duration, Users: users},
 		NumWarmups:     f.numWarmups,
 		RequestTimeout: f.requestTimeout,
 		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
@@ -248,6 +252,10 @@ func (o *runOptions) recordParams(modelID string, haveTok bool, tokID string) re
 	}
 	n := f.ds.NumPrompts
 	p.NumPrompts = &n
+	if f.users > 0 {
+		u := f.users // at most this many in flight, sent as fast as they come back
+		p.MaxConcurrency, p.RequestRate = &u, record.Inf
+	}
 	if g, _ := metrics.ParseGoodput(f.goodput); len(g) > 0 {
 		p.Goodput = g
 	}

@@ -103,6 +103,12 @@ type Record struct {
 	ErrorClass string `json:"error_class,omitempty"`
 	// HTTPStatus is the response status code; 0 when no response arrived.
 	HTTPStatus int `json:"http_status,omitempty"`
+	// User is the closed-loop user that sent the request, 1-based; 0 in
+	// an open-loop run.
+	User int `json:"user,omitempty"`
+	// ThinkTime is the pause, in seconds, the user took after its previous
+	// response before this request (drawn from --think-time).
+	ThinkTime float64 `json:"think_time,omitempty"`
 	// Worker identifies the process that sent the request in a distributed
 	// run; 0 for a single-process run.
 	Worker int `json:"worker,omitempty"`

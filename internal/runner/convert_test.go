@@ -47,6 +47,11 @@ func TestToRecord(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
 			got := toRecord(req, &tt.resp, origin, item)
+			// The wall-clock stamp is the origin's plus the start offset.
+			if want := origin.UnixNano() + int64(got.StartTime*1e9); max(got.StartUnixNano-want, want-got.StartUnixNano) > 1000 {
+				t.Errorf("start_unix_ns %d, want %d", got.StartUnixNano, want)
+			}
+			got.StartUnixNano = 0
 			if diff := cmp.Diff(tt.want, got, approx); diff != "" {
 				t.Errorf("record (-want +got):\n%s", diff)
 			}

@@ -341,6 +341,7 @@ func RunUsers(ctx context.Context, cfg *Config, u load.Users, n int) (*Result, e
 			return
 		}
 		r := toRecord(&req, &resp, origin, it)
+		r.User, r.ThinkTime = it.User+1, it.Think.Seconds()
 		doneCh <- &r
 	})
 	close(doneCh)
