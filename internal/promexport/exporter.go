@@ -22,6 +22,7 @@
 package promexport
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -86,6 +87,8 @@ type Exporter struct {
 	check, verdict                         *prometheus.GaugeVec
 	valid                                  prometheus.Gauge
 
+	names []string // exposed metric names, see MetricNames
+
 	mu     sync.Mutex
 	phases map[string]*phaseSet
 	checks map[string]bool // check names set so far
@@ -96,7 +99,7 @@ type Exporter struct {
 func New(cfg Config) *Exporter {
 	e := &Exporter{cfg: cfg, reg: prometheus.NewRegistry(),
 		phases: map[string]*phaseSet{}, checks: map[string]bool{}}
-	f := factory{reg: e.reg, labels: prometheus.Labels{
+	f := factory{reg: e.reg, names: &e.names, labels: prometheus.Labels{
 		"run_id": cfg.RunID, "backend": cfg.Backend, "model": cfg.Model}}
 	e.newHistograms(f)
 	e.newCounters(f)
@@ -112,10 +115,29 @@ func New(cfg Config) *Exporter {
 // register more collectors).
 func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 
+// MetricNames returns the name of every sample the exporter exposes
+// (histograms as their _bucket, _sum and _count series), sorted: what
+// dashboards and alert rules may query.
+func (e *Exporter) MetricNames() []string {
+	return slices.Sorted(slices.Values(e.names))
+}
+
 // factory registers metrics with the run's constant labels.
 type factory struct {
 	reg    *prometheus.Registry
+	names  *[]string
 	labels prometheus.Labels
+}
+
+func (f factory) register(c prometheus.Collector, name string, suffixes ...string) {
+	f.reg.MustRegister(c)
+	full := Namespace + "_" + name
+	if len(suffixes) == 0 {
+		*f.names = append(*f.names, full)
+	}
+	for _, s := range suffixes {
+		*f.names = append(*f.names, full+s)
+	}
 }
 
 // Native histogram settings: ~10 % resolution, at most 160 buckets per
@@ -133,7 +155,7 @@ func (f factory) histogram(name, help string, buckets []float64) *prometheus.His
 		NativeHistogramMaxBucketNumber:  nativeMaxBuckets,
 		NativeHistogramMinResetDuration: 3600e9,
 	}, []string{"phase"})
-	f.reg.MustRegister(h)
+	f.register(h, name, "_bucket", "_sum", "_count")
 	return h
 }
 
@@ -141,7 +163,7 @@ func (f factory) counter(name, help string, labels ...string) *prometheus.Counte
 	c := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: Namespace, Name: name, Help: help, ConstLabels: f.labels,
 	}, append([]string{"phase"}, labels...))
-	f.reg.MustRegister(c)
+	f.register(c, name)
 	return c
 }
 
@@ -149,7 +171,7 @@ func (f factory) gauge(name, help string, labels ...string) *prometheus.GaugeVec
 	g := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: Namespace, Name: name, Help: help, ConstLabels: f.labels,
 	}, labels)
-	f.reg.MustRegister(g)
+	f.register(g, name)
 	return g
 }
 
@@ -197,7 +219,7 @@ func (e *Exporter) newGauges(f factory) {
 	e.valid = prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "client_valid",
 		Help:        "1 while the client self-check says the measurement is valid, 0 when it is degraded or invalid.",
 		ConstLabels: f.labels})
-	f.reg.MustRegister(e.valid)
+	f.register(e.valid, "client_valid")
 	// Until a self-check reports, the client has no reason to doubt itself.
 	e.valid.Set(1)
 }

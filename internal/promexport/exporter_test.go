@@ -2,6 +2,7 @@ package promexport
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -221,4 +222,35 @@ func gatherOne(t *testing.T, e *Exporter, name, phase string) *dto.Metric {
 	}
 	t.Fatalf("no %s{phase=%q}", name, phase)
 	return nil
+}
+
+// TestMetricNames: MetricNames lists exactly what /metrics exposes once
+// every series exists.
+func TestMetricNames(t *testing.T) {
+	t.Parallel()
+	e := New(Config{})
+	recs := records()
+	for i := range recs {
+		e.Observe(PhaseMain, &recs[i])
+	}
+	e.SetInFlight(PhaseMain, 1)
+	e.SetTargetRate(PhaseMain, 1)
+	e.SetConcurrency(PhaseMain, 1)
+	e.SetSelfCheck(map[string]float64{"cpu": 1}, "valid")
+	mfs, err := e.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gathered []string
+	for _, mf := range mfs {
+		if mf.GetType() == dto.MetricType_HISTOGRAM {
+			gathered = append(gathered, mf.GetName()+"_bucket", mf.GetName()+"_count", mf.GetName()+"_sum")
+			continue
+		}
+		gathered = append(gathered, mf.GetName())
+	}
+	slices.Sort(gathered)
+	if got := e.MetricNames(); !slices.Equal(got, gathered) {
+		t.Errorf("MetricNames() = %q\ngathered      %q", got, gathered)
+	}
 }
