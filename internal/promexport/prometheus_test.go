@@ -24,6 +24,7 @@ import (
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/promexport"
+	"github.com/llmbench/llmbench/internal/promexport/dashboard"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/sim"
@@ -136,6 +137,12 @@ scrape_configs:
 		}
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK, resp.Status
+	})
+	// Prometheus holds back the first scrape until service discovery has
+	// settled (about 5 s): wait for it, so the run is watched live.
+	poll(t, 30*time.Second, "first scrape", func() (bool, string) {
+		v, ok := ps.scalar(t, `up{job="llmbench"}`)
+		return ok && v == 1, fmt.Sprintf("up = %v (present %v)", v, ok)
 	})
 	return ps
 }
@@ -314,6 +321,7 @@ func TestRealPrometheus(t *testing.T) {
 	if gi < wi-1 || gi > wi+1 {
 		t.Errorf("histogram_quantile(0.99) = %v s is not within one bucket of the run's p99 TTFT %v s", got, p99)
 	}
+	checkDashboardQueries(t, prom)
 	// Queried before stop: once the target is gone, Prometheus marks its
 	// series stale and instant queries return nothing.
 	if err := stop(time.Minute); err != nil {
@@ -362,5 +370,47 @@ func checkTTFTBuckets(t *testing.T, prom *promServer, recs []record.Record) {
 		if got := s.float(t); got != float64(want) || math.IsNaN(got) {
 			t.Errorf("ttft bucket le=%s: Prometheus %v, records %d", s.Metric["le"], got, want)
 		}
+	}
+}
+
+// checkDashboardQueries runs every query of the Grafana dashboard, with
+// its variables set to "All", against the real Prometheus: each must
+// parse and evaluate, and the TTFT panel must find the run's series.
+func checkDashboardQueries(t *testing.T, prom *promServer) {
+	t.Helper()
+	b, err := dashboard.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	vars := strings.NewReplacer("$__rate_interval", "5s", "$run_id", ".*", "$backend", ".*", "$model", ".*", "$phase", ".*")
+	n := 0
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			n++
+			res, err := prom.query(t, vars.Replace(tg.Expr))
+			if err != nil {
+				t.Errorf("dashboard panel %q: %v", p.Title, err)
+				continue
+			}
+			if strings.HasPrefix(p.Title, "TTFT") && len(res) == 0 {
+				t.Errorf("dashboard panel %q: %s found no series", p.Title, vars.Replace(tg.Expr))
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no dashboard queries")
+	}
+	// The run was scraped while it went on, not only at its end.
+	if v, _ := prom.scalar(t, `count_over_time(llmbench_ttft_seconds_count{run_id="it"}[5m])`); v < 3 {
+		t.Errorf("%v scrapes of the run, want at least 3 (one per second of load)", v)
 	}
 }
