@@ -83,6 +83,10 @@ func TestObserveCountsExactly(t *testing.T) {
 			t.Errorf("%s: count %d sum %v, want %d and %v", h.name, got.GetSampleCount(), got.GetSampleSum(), h.count, h.sum)
 		}
 	}
+	// Native buckets ride along (schema 3 ≈ factor 1.09 ≤ 1.1).
+	if nh := gatherOne(t, e, "llmbench_ttft_seconds", PhaseMain).GetHistogram(); nh.GetSchema() != 3 || len(nh.GetPositiveSpan()) == 0 {
+		t.Errorf("native histogram: schema %d, %d spans; want schema 3 and buckets", nh.GetSchema(), len(nh.GetPositiveSpan()))
+	}
 	// Bucket placement: TTFTs 0.2, 0.45, 1.2 → le=0.2 holds 1 (upper
 	// bounds are inclusive), le=0.5 holds 2, le=1.25 all 3.
 	want := map[float64]uint64{0.15: 0, 0.2: 1, 0.4: 1, 0.5: 2, 1: 2, 1.25: 3, 60: 3}

@@ -47,6 +47,10 @@ func needTool(t *testing.T, name string) string {
 	return ""
 }
 
+// httpc bounds every request the test makes: a hung Prometheus fails the
+// test instead of stalling it.
+var httpc = &http.Client{Timeout: 10 * time.Second}
+
 // freeAddr returns a loopback address with a port free a moment ago.
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -131,7 +135,7 @@ scrape_configs:
 			t.Fatalf("prometheus exited:\n%s", ps.out.String())
 		default:
 		}
-		resp, err := http.Get(ps.url + "/-/ready")
+		resp, err := httpc.Get(ps.url + "/-/ready")
 		if err != nil {
 			return false, err.Error()
 		}
@@ -181,7 +185,7 @@ func (s sample) float(t *testing.T) float64 {
 
 // query runs an instant PromQL query and returns its vector.
 func (p *promServer) query(t *testing.T, q string) ([]sample, error) {
-	resp, err := http.Get(p.url + "/api/v1/query?query=" + url.QueryEscape(q))
+	resp, err := httpc.Get(p.url + "/api/v1/query?query=" + url.QueryEscape(q))
 	if err != nil {
 		return nil, err
 	}

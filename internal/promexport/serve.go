@@ -68,15 +68,21 @@ func (e *Exporter) Serve(ctx context.Context, addr string) (actualAddr string, s
 	})
 	ms.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { ms.served <- ms.srv.Serve(ln) }()
-	var unhook func() bool
+	stopped := make(chan struct{})
 	stop = func(linger time.Duration) error {
 		ms.stopOnce.Do(func() {
 			ms.stopErr = ms.stop(ctx, linger)
-			unhook()
+			close(stopped)
 		})
 		return ms.stopErr
 	}
-	unhook = context.AfterFunc(ctx, func() { _ = stop(0) })
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = stop(0)
+		case <-stopped:
+		}
+	}()
 	return ln.Addr().String(), stop, nil
 }
 
