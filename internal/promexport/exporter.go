@@ -115,9 +115,10 @@ func New(cfg Config) *Exporter {
 // register more collectors).
 func (e *Exporter) Registry() *prometheus.Registry { return e.reg }
 
-// MetricNames returns the name of every sample the exporter exposes
-// (histograms as their _bucket, _sum and _count series), sorted: what
-// dashboards and alert rules may query.
+// MetricNames returns the name of every llmbench_ sample the exporter
+// exposes (histograms as their _bucket, _sum and _count series), sorted:
+// what dashboards and alert rules may query. The go_ and process_ metrics
+// of Config.ProcessMetrics are not listed.
 func (e *Exporter) MetricNames() []string {
 	return slices.Sorted(slices.Values(e.names))
 }

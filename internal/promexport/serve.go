@@ -49,8 +49,9 @@ type metricsServer struct {
 // scraped: it returns once a scrape that began after the call has been
 // answered, or after linger, or when ctx is done, whichever comes first,
 // then shuts the server down (waiting up to 5 s for scrapes in progress).
-// stop(0) shuts down at once. stop may be called more than once; it
-// returns the server's error, if any, the first time.
+// stop(0) shuts down at once. stop may be called more than once: later
+// calls wait for nothing and return the first call's result. Without a
+// scraper, stop(linger) waits the whole linger.
 func (e *Exporter) Serve(ctx context.Context, addr string) (actualAddr string, stop func(linger time.Duration) error, err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
