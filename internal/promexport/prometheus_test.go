@@ -87,9 +87,10 @@ type promServer struct {
 	out *syncBuffer
 }
 
-// startPrometheus starts bin scraping target every second, with its data
-// in a temporary directory, and waits until it is ready.
-func startPrometheus(t *testing.T, bin, target string) *promServer {
+// startPrometheus starts bin scraping the exporter (job llmbench) and the
+// simulator's /metrics (job sim) every second, with its data in a
+// temporary directory, and waits until it has scraped both.
+func startPrometheus(t *testing.T, bin, target, simTarget string) *promServer {
 	t.Helper()
 	dir := t.TempDir()
 	conf := fmt.Sprintf(`global:
@@ -100,7 +101,10 @@ scrape_configs:
   - job_name: llmbench
     static_configs:
       - targets: [%q]
-`, target)
+  - job_name: sim
+    static_configs:
+      - targets: [%q]
+`, target, simTarget)
 	confPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -144,9 +148,9 @@ scrape_configs:
 	})
 	// Prometheus holds back the first scrape until service discovery has
 	// settled (about 5 s): wait for it, so the run is watched live.
-	poll(t, 30*time.Second, "first scrape", func() (bool, string) {
-		v, ok := ps.scalar(t, `up{job="llmbench"}`)
-		return ok && v == 1, fmt.Sprintf("up = %v (present %v)", v, ok)
+	poll(t, 30*time.Second, "first scrapes", func() (bool, string) {
+		v, ok := ps.scalar(t, `sum(up)`)
+		return ok && v == 2, fmt.Sprintf("sum(up) = %v (present %v)", v, ok)
 	})
 	return ps
 }
@@ -219,21 +223,26 @@ func (p *promServer) scalar(t *testing.T, q string) (float64, bool) {
 	return res[0].float(t), true
 }
 
-// benchmark runs 300 requests against a simulator in batching mode
-// (Poisson-ish bursts at 100 req/s, so TTFT varies with the queue), with
-// the exporter fed from OnDone exactly as a run does.
-func benchmark(t *testing.T, exp *promexport.Exporter) *runner.Result {
+// startSim starts a simulator in batching mode with the "fast" preset.
+func startSim(t *testing.T) *sim.Running {
 	t.Helper()
 	p, err := sim.LookupPreset("fast")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := sim.DefaultConfig().WithPreset(p)
-	srv, err := sim.Start(t.Context(), cfg, "")
+	srv, err := sim.Start(t.Context(), sim.DefaultConfig().WithPreset(p), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
+	return srv
+}
+
+// benchmark runs 300 requests against srv (Poisson-ish bursts at 100
+// req/s, so TTFT varies with the simulator's queue), with the exporter fed
+// from OnDone exactly as a run does.
+func benchmark(t *testing.T, srv *sim.Running, exp *promexport.Exporter) *runner.Result {
+	t.Helper()
 	client, err := openai.New(openai.Config{URL: srv.URL + "/v1/completions", MaxConcurrency: 24, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -247,7 +256,7 @@ func benchmark(t *testing.T, exp *promexport.Exporter) *runner.Result {
 	reqs := make([]backend.Request, n)
 	for i := range reqs {
 		words := 20 + i%50
-		reqs[i] = backend.Request{Index: i, ID: fmt.Sprintf("it-%d", i), Model: cfg.Model,
+		reqs[i] = backend.Request{Index: i, ID: fmt.Sprintf("it-%d", i), Model: "llmbench-sim",
 			Prompt: strings.Repeat("token ", words), PromptLen: words, MaxTokens: 8 + i%40, IgnoreEOS: true}
 	}
 	rc := &runner.Config{Backend: client, Requests: reqs, Schedule: plan.Offsets, MaxConcurrency: 24,
@@ -276,8 +285,9 @@ func TestRealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prom := startPrometheus(t, bin, addr)
-	res := benchmark(t, exp)
+	srv := startSim(t)
+	prom := startPrometheus(t, bin, addr, srv.Addr)
+	res := benchmark(t, srv, exp)
 	sum, err := metrics.Summarize(res.Records, metrics.Params{Duration: res.Duration.Seconds(),
 		Percentiles: []float64{99}, PercentileMetrics: []string{metrics.TTFT}})
 	if err != nil {
@@ -300,6 +310,10 @@ func TestRealPrometheus(t *testing.T) {
 		`max(llmbench_target_request_rate` + sel + `)`:                              100,
 		`count(llmbench_ttft_seconds_bucket` + sel + `)`:                            float64(len(promexport.TTFTBuckets) + 1),
 		`sum(llmbench_requests_total{outcome="failure",phase="main"}) or vector(0)`: float64(sum.Failed),
+		// The server's own count of the same tokens, scraped from its
+		// /metrics under vLLM's name.
+		`sum(vllm:generation_tokens_total{job="sim"})`: float64(sum.TotalOutput),
+		`sum(vllm:num_requests_running{job="sim"})`:    0,
 	}
 	poll(t, 30*time.Second, "final scrape", func() (bool, string) {
 		for q, w := range want {
@@ -379,7 +393,7 @@ func checkTTFTBuckets(t *testing.T, prom *promServer, recs []record.Record) {
 
 // checkDashboardQueries runs every query of the Grafana dashboard, with
 // its variables set to "All", against the real Prometheus: each must
-// parse and evaluate, and the TTFT panel must find the run's series.
+// parse and evaluate; the TTFT and server panels must find series.
 func checkDashboardQueries(t *testing.T, prom *promServer) {
 	t.Helper()
 	b, err := dashboard.JSON()
@@ -405,7 +419,7 @@ func checkDashboardQueries(t *testing.T, prom *promServer) {
 				t.Errorf("dashboard panel %q: %v", p.Title, err)
 				continue
 			}
-			if strings.HasPrefix(p.Title, "TTFT") && len(res) == 0 {
+			if (strings.HasPrefix(p.Title, "TTFT") || strings.HasPrefix(p.Title, "Server:")) && len(res) == 0 {
 				t.Errorf("dashboard panel %q: %s found no series", p.Title, vars.Replace(tg.Expr))
 			}
 		}

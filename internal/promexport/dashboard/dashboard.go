@@ -10,8 +10,9 @@
 // The dashboard shows what a load test and a production server have in
 // common: TTFT, ITL, TPOT and E2EL p50/p95/p99 over time with the SLA
 // lines of deploy/prometheus/alerts.yml, throughput and token goodput,
-// requests in flight against the concurrency cap, errors by class, and the
-// client's own health. One template variable per label (run_id, backend,
+// requests in flight against the concurrency cap, errors by class, the
+// client's own health, and the server's own queue and KV cache from
+// vLLM's /metrics (which the simulator reproduces). One template variable per label (run_id, backend,
 // model, phase) plus the Prometheus data source.
 package dashboard
 
@@ -87,6 +88,10 @@ func Build() (dashboard.Dashboard, error) {
 	}
 	b = b.WithRow(dashboard.NewRowBuilder("Errors and the client's own health"))
 	for _, p := range healthPanels() {
+		b = b.WithPanel(p)
+	}
+	b = b.WithRow(dashboard.NewRowBuilder("Server (vLLM's /metrics, or llmbench sim's)"))
+	for _, p := range serverPanels() {
 		b = b.WithPanel(p)
 	}
 	d, err := b.Build()

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/promexport"
 	"github.com/llmbench/llmbench/internal/promexport/querynames"
+	"github.com/llmbench/llmbench/internal/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite deploy/grafana/llmbench-dashboard.json")
@@ -44,7 +47,8 @@ var labelValues = regexp.MustCompile(`^label_values\((.*),\s*(\w+)\)$`)
 
 // TestQueriesNameExportedMetrics: every PromQL expression in the
 // committed dashboard — panel targets and variable queries — reads only
-// metrics the exporter exposes, and every variable is a label the
+// metrics the exporter exposes (or, for the server row, vLLM's names as
+// the simulator exposes them), and every variable is a label the
 // exporter's series carry.
 func TestQueriesNameExportedMetrics(t *testing.T) {
 	t.Parallel()
@@ -68,7 +72,7 @@ func TestQueriesNameExportedMetrics(t *testing.T) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
 	}
-	exported := promexport.New(promexport.Config{}).MetricNames()
+	exported := append(promexport.New(promexport.Config{}).MetricNames(), simMetricNames(t)...)
 	check := func(where, expr string) {
 		names := querynames.Metrics(expr)
 		if len(names) == 0 {
@@ -110,4 +114,26 @@ func TestQueriesNameExportedMetrics(t *testing.T) {
 	if !slices.Equal(vars, []string{"run_id", "backend", "model", "phase"}) {
 		t.Errorf("label variables %q, want one per exporter label", vars)
 	}
+}
+
+// simMetricNames are the names on the simulator's /metrics (vLLM's).
+func simMetricNames(t *testing.T) []string {
+	t.Helper()
+	s, err := sim.New(sim.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec := httptest.NewRecorder()
+	s.MetricsHandler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	var names []string
+	for line := range strings.Lines(rec.Body.String()) {
+		if name, _, ok := strings.Cut(line, "{"); ok && !strings.HasPrefix(line, "#") {
+			names = append(names, name)
+		}
+	}
+	if !slices.Contains(names, "vllm:num_requests_running") {
+		t.Fatalf("simulator metrics %q lack vllm:num_requests_running", names)
+	}
+	return names
 }

@@ -80,3 +80,20 @@ func healthPanels() []cog.Builder[dashboard.Panel] {
 			WithTarget(query("B", `llmbench_client_check{`+selRun+`}`, "{{check}} {{run_id}}")),
 	}
 }
+
+// serverPanels read the server's own /metrics under vLLM's names (a vLLM
+// server, or llmbench sim): its queue beside the client's view. vLLM
+// labels its series model_name, the name clients send as model.
+func serverPanels() []cog.Builder[dashboard.Panel] {
+	srv := `model_name=~"$model"`
+	return []cog.Builder[dashboard.Panel]{
+		panel("Server: requests running and waiting",
+			"The server's own count (vLLM's /metrics): requests in the batch and waiting for a slot. Beside the client's requests in flight, it shows where requests queue.", "short", 12).
+			WithTarget(query("A", `sum by (model_name) (vllm:num_requests_running{`+srv+`})`, "running {{model_name}}")).
+			WithTarget(query("B", `sum by (model_name) (vllm:num_requests_waiting{`+srv+`})`, "waiting {{model_name}}")),
+		panel("Server: KV-cache usage and generation rate",
+			"KV-cache usage (1 = full) and generated tokens per second as the server counts them.", "short", 12).
+			WithTarget(query("A", `max by (model_name) (vllm:kv_cache_usage_perc{`+srv+`})`, "KV cache {{model_name}}")).
+			WithTarget(query("B", `sum by (model_name) (rate(vllm:generation_tokens_total{`+srv+`}[$__rate_interval]))`, "tok/s {{model_name}}")),
+	}
+}
