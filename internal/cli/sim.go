@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 // simFlags holds `llmbench sim`'s flag values.
 type simFlags struct {
 	listen, preset, partSize, truthLog, tokenizer string
+	metricsAddr                                   string
 	allowRemote, listPresets                      bool
 	exitAfter                                     time.Duration
 
@@ -67,6 +69,7 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8000", "address to listen on (port 0 = any free port)")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "also serve the simulator's /metrics (vLLM's metric names) on this address, e.g. 127.0.0.1:9465 (it is always on the API port's /metrics too)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (the simulator has no authentication)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop after this long (0 = run until interrupted)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
@@ -159,6 +162,11 @@ func simConfig(cmd *cobra.Command, cfg sim.Config, f *simFlags) (sim.Config, err
 	if err := sim.CheckListenAddr(f.listen, f.allowRemote); err != nil {
 		return cfg, &UsageError{Err: err}
 	}
+	if f.metricsAddr != "" {
+		if err := sim.CheckListenAddr(f.metricsAddr, f.allowRemote); err != nil {
+			return cfg, &UsageError{Err: fmt.Errorf("--metrics-addr: %v", err)}
+		}
+	}
 	return cfg, nil
 }
 
@@ -205,7 +213,17 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 	} else {
 		model += fmt.Sprintf(", ttft %v, itl %v", cfg.TTFT, cfg.ITL)
 	}
-	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s\n", cfg.Model, model, run.URL)
+	metricsNote := ""
+	if f.metricsAddr != "" {
+		addr, stopMetrics, err := serveSimMetrics(run.Server, f.metricsAddr)
+		if err != nil {
+			_ = run.Stop(context.Background())
+			return fmt.Errorf("sim: --metrics-addr: %v", err)
+		}
+		defer stopMetrics()
+		metricsNote = fmt.Sprintf(", metrics on http://%s/metrics", addr)
+	}
+	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s%s\n", cfg.Model, model, run.URL, metricsNote)
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -221,4 +239,18 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 	fmt.Fprintf(env.Stdout, "llmbench sim: stopped after %d requests (%d errors, %d injected faults, %d tokens)\n",
 		st.Requests, st.Errors, st.Faults, st.Tokens)
 	return nil
+}
+
+// serveSimMetrics serves the simulator's /metrics on its own listener at
+// addr and returns the bound address and a function that closes it.
+func serveSimMetrics(s *sim.Server, addr string) (string, func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", s.MetricsHandler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

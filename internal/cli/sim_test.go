@@ -23,6 +23,7 @@ func TestSimProxyUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"sim", "--listen", "0.0.0.0:0"}, "not loopback; pass --allow-remote"},
+		{[]string{"sim", "--metrics-addr", "0.0.0.0:9465"}, "--metrics-addr: listen address"},
 		{[]string{"sim", "--preset", "nope"}, `unknown preset "nope"`},
 		{[]string{"sim", "--mode", "turbo"}, `mode "turbo"`},
 		{[]string{"sim", "--fault-500", "0.7", "--fault-drop", "0.5"}, "add up to 1.2"},
@@ -55,6 +56,18 @@ var urlRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 // and a channel with its exit code.
 func runServing(t *testing.T, args ...string) (string, <-chan int) {
 	t.Helper()
+	line, code := runServingLine(t, args...)
+	u := urlRE.FindString(line)
+	if u == "" {
+		t.Fatalf("no URL in %q", line)
+	}
+	return u, code
+}
+
+// runServingLine runs args in the background and returns the first line
+// it prints and a channel with its exit code.
+func runServingLine(t *testing.T, args ...string) (string, <-chan int) {
+	t.Helper()
 	pr, pw := io.Pipe()
 	code := make(chan int, 1)
 	go func() {
@@ -71,11 +84,40 @@ func runServing(t *testing.T, args ...string) (string, <-chan int) {
 		t.Fatalf("no startup line: %v", err)
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
-	u := urlRE.FindString(line)
-	if u == "" {
-		t.Fatalf("no URL in %q", line)
+	return line, code
+}
+
+// TestSimMetricsAddr: --metrics-addr serves the simulator's /metrics on a
+// second listener, counting what the API port served.
+func TestSimMetricsAddr(t *testing.T) {
+	t.Parallel()
+	line, code := runServingLine(t, "sim", "--listen", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0",
+		"--mode", "fixed", "--ttft", "1ms", "--itl", "1ms", "--exit-after", "5s")
+	urls := urlRE.FindAllString(line, -1)
+	if len(urls) != 2 || !strings.Contains(line, urls[1]+"/metrics") {
+		t.Fatalf("startup line %q: want the API URL and the metrics URL", line)
 	}
-	return u, code
+	resp, err := http.Post(urls[0]+"/v1/completions", "application/json",
+		strings.NewReader(`{"prompt":"x","max_tokens":3,"ignore_eos":true,"stream":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	mresp, err := http.Get(urls[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	for _, want := range []string{`vllm:generation_tokens_total{model_name="llmbench-sim"} 3`, `llmbench_sim_requests_total{model_name="llmbench-sim"} 1`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("metrics lack %s:\n%s", want, b)
+		}
+	}
+	if c := <-code; c != 0 {
+		t.Errorf("exit %d", c)
+	}
 }
 
 // TestSimCommandServes: `llmbench sim` serves, writes the truth log and

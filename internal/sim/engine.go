@@ -71,6 +71,7 @@ func (s *seq) wake() {
 type engine interface {
 	submit(s *seq)
 	close()
+	engineGauges() *engineGauges
 }
 
 // sleeper waits for absolute deadlines with one reused timer. Go's
@@ -152,12 +153,29 @@ func (sl *sleeper) until(deadline time.Time, wake <-chan *seq, onWake func(*seq)
 }
 
 // mailbox is what both engines share: arrivals go in, quit stops the
-// engine goroutine, done closes when it has stopped.
+// engine goroutine, done closes when it has stopped; gauges is what the
+// engine last published about itself.
 type mailbox struct {
-	in   chan *seq
-	quit chan struct{}
-	done chan struct{}
+	in     chan *seq
+	quit   chan struct{}
+	done   chan struct{}
+	gauges engineGauges
 }
+
+// engineGauges is the engine's state as /metrics shows it. The engine
+// goroutine stores it (a few atomic stores per loop, no lock); scrapes
+// load it.
+type engineGauges struct {
+	// running: sequences in the batch (batching) or between arrival and
+	// last token (fixed); waiting: queued for a batch slot or KV space.
+	running, waiting atomic.Int64
+	// kvUsed is KV-cache tokens reserved by running sequences (batching).
+	kvUsed atomic.Int64
+	// steps counts engine steps (batching) completed.
+	steps atomic.Uint64
+}
+
+func (m *mailbox) engineGauges() *engineGauges { return &m.gauges }
 
 func newMailbox() mailbox {
 	return mailbox{in: make(chan *seq, 4096), quit: make(chan struct{}), done: make(chan struct{})}
@@ -234,6 +252,7 @@ func (e *fixedEngine) loop() {
 				heap.Fix(&e.h, 0)
 			}
 		}
+		e.gauges.running.Store(int64(len(e.h)))
 		var next time.Time
 		if len(e.h) > 0 {
 			next = e.h[0].nextDue
@@ -307,6 +326,7 @@ func (e *batchEngine) loop() {
 		}
 		e.dropGone()
 		e.admit()
+		e.publish()
 		if len(e.running) == 0 {
 			// Idle: wait for an arrival; the next step starts then.
 			e.sl.until(time.Time{}, e.in, e.add, e.quit)
@@ -338,8 +358,17 @@ func (e *batchEngine) loop() {
 			// Arrivals during a step wait for the next one (as in vLLM).
 		}
 		e.finishStep(stepEnd)
+		e.gauges.steps.Add(1)
+		e.publish()
 		stepStart = stepEnd
 	}
+}
+
+// publish stores the batch's state for /metrics.
+func (e *batchEngine) publish() {
+	e.gauges.running.Store(int64(len(e.running)))
+	e.gauges.waiting.Store(int64(len(e.waiting)))
+	e.gauges.kvUsed.Store(int64(e.kvUsed))
 }
 
 func (e *batchEngine) dropGone() {

@@ -27,8 +27,10 @@ type Server struct {
 	arrivals atomic.Uint64
 
 	nReq, nErr, nTok, nFault atomic.Int64
+	nPromptTok               atomic.Int64
 	log                      *truthLog
 	mux                      *http.ServeMux
+	metrics                  http.Handler
 
 	mu     sync.Mutex
 	truths []Truth
@@ -78,6 +80,8 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /invocations", s.handleContainerInvocations)
 	mux.HandleFunc("POST /endpoints/{name}/invocations", s.handleSageMaker(false))
 	mux.HandleFunc("POST /endpoints/{name}/invocations-response-stream", s.handleSageMaker(true))
+	s.metrics = newMetricsHandler(s)
+	mux.Handle("GET /metrics", s.metrics)
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": "llmbench-sim"})
 	})
@@ -138,6 +142,8 @@ func (s *Server) finish(t *Truth) {
 	s.nReq.Add(1)
 	if t.Status != http.StatusOK {
 		s.nErr.Add(1)
+	} else {
+		s.nPromptTok.Add(int64(t.PromptTokens))
 	}
 	if t.Fault != "" {
 		s.nFault.Add(1)
