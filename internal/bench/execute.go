@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/load"
@@ -25,6 +26,9 @@ type Hooks struct {
 	// returns as it completes. The caller closes the stream (Outcome.Stream)
 	// once the final params are known.
 	OpenRecords func(h record.Header) (*record.Stream, error)
+	// InFlight, when set, counts requests in flight (warm-ups included)
+	// for live metrics; see runner.Config.InFlight.
+	InFlight *atomic.Int64
 }
 
 // Outcome is what Execute measured.
@@ -69,6 +73,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		RequestTimeout: p.RequestTimeout,
 		ReadyCheck:     p.ReadyCheck,
 		OnEvent:        h.OnEvent,
+		InFlight:       h.InFlight,
 	}
 	if err := runner.Prepare(ctx, rc); err != nil {
 		if ctx.Err() != nil {

@@ -105,6 +105,7 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 	fs := cmd.Flags()
 	bindRunFlags(fs, &o.f)
 	bindClosedLoopFlags(fs, &o.f)
+	bindMetricsFlags(fs, &o.m)
 	o.sm = bindSageMakerFlags(fs)
 	for _, d := range demoDefaults {
 		setDefault(fs, d.name, d.value)

@@ -41,6 +41,9 @@ type runOptions struct {
 	// cfg holds the project-configuration flags (--config, --course,
 	// --print-command); see run_config.go.
 	cfg configFlags
+	// m are the live-metrics flags; live is the exporter they started.
+	m    metricsFlags
+	live *liveMetrics
 }
 
 // newRunCmd builds "llmbench run".
@@ -76,6 +79,7 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 	}
 	bindRunFlags(cmd.Flags(), &o.f)
 	bindClosedLoopFlags(cmd.Flags(), &o.f)
+	bindMetricsFlags(cmd.Flags(), &o.m)
 	o.sm = bindSageMakerFlags(cmd.Flags())
 	bindConfigFlags(cmd.Flags(), o)
 	return cmd
@@ -334,6 +338,11 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		return err
 	}
 	defer closeBE()
+	if o.live, err = startLive(ctx, o.m, plan, ui.out); err != nil {
+		return err
+	}
+	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
+	o.live.startPhase("main", plan)
 	o.printBanner(ui.out)
 	rec, err := o.openRecords(plan)
 	if err != nil {
@@ -409,11 +418,11 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 	})
 	defer stopNote()
 	bar := newProgress(ui.tty, ui.errw, len(plan.Requests), o.f.disableTqdm)
-	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
+	outcome, err := bench.Execute(ctx, plan, o.live.hooks(bench.Hooks{
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
 		OnRecord:    func(*record.Record) { bar.add() },
 		OpenRecords: rec.open,
-	})
+	}))
 	bar.finish()
 	if errors.Is(err, bench.ErrInterruptedEarly) {
 		return nil, &ExitError{Code: 130, Msg: err.Error()}

@@ -64,6 +64,7 @@ requests or --step-duration, after --step-warmup warm-up requests.`,
 	}
 	fs := cmd.Flags()
 	bindRunFlags(fs, &o.f)
+	bindMetricsFlags(fs, &o.m)
 	o.sm = bindSageMakerFlags(fs)
 	s := &o.s
 	fs.StringVar(&s.concurrency, "concurrency", "", "closed-loop ladder: requests kept in flight per step, e.g. 1,2,4,8,16,32,64")
@@ -185,6 +186,10 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 		return err
 	}
 	defer closeBE()
+	if o.live, err = startLive(ctx, o.m, base, ui.out); err != nil {
+		return err
+	}
+	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
 	d := &sweepDriver{o: o, ui: ui, base: base, kind: kind, sla: sla, think: think,
 		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.s.runs}
 	if err := d.prepareDir(); err != nil {

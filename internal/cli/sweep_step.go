@@ -74,8 +74,9 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		what += fmt.Sprintf(" (run %d of %d)", run, d.o.s.runs)
 	}
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
+	d.o.live.startPhase(fmt.Sprintf("step-%d", d.n), p)
 	cpu0, wall0 := cpuTime(), time.Now()
-	outcome, err := bench.Execute(ctx, p, bench.Hooks{})
+	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{}))
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
 		fmt.Fprintln(d.ui.errw, "  "+d.stopped)

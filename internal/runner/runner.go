@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
@@ -62,6 +63,10 @@ type Config struct {
 	// not yet sent are counted as not sent, those in flight finish); the
 	// run is then complete, not interrupted.
 	Duration time.Duration
+	// InFlight, when set, counts the requests being sent or streamed (one
+	// atomic add on each side of a request: cheap enough for the request
+	// path); a sampler elsewhere reads it for live metrics.
+	InFlight *atomic.Int64
 	// OnEvent, when set, receives one-line notes on the run's phases
 	// ("Starting initial single prompt test run...").
 	OnEvent func(msg string)
@@ -106,6 +111,10 @@ func (c *Config) warmupRequest() *backend.Request {
 
 // send sends req under RequestTimeout, if one is set.
 func (c *Config) send(ctx context.Context, req *backend.Request, resp *backend.Response) {
+	if c.InFlight != nil {
+		c.InFlight.Add(1)
+		defer c.InFlight.Add(-1)
+	}
 	if c.RequestTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.RequestTimeout)
