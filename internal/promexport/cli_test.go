@@ -60,11 +60,11 @@ func TestRunMetricsAddr(t *testing.T) {
 		return fmt.Sprintf(`sum(last_over_time(%s{phase="main"%s}[10m]))`, metric, sel)
 	}
 	want := map[string]float64{
-		last("llmbench_requests_total", ""):                     res["completed"].(float64) + res["failed"].(float64),
-		last("llmbench_requests_total", `,outcome="success"`):   res["completed"].(float64),
-		last("llmbench_input_tokens_total", ""):                 res["total_input_tokens"].(float64),
-		last("llmbench_output_tokens_total", ""):                res["total_output_tokens"].(float64),
-		last("llmbench_ttft_seconds_count", ""):                 res["completed"].(float64),
+		last("llmbench_requests_total", ""):                      res["completed"].(float64) + res["failed"].(float64),
+		last("llmbench_requests_total", `,outcome="success"`):    res["completed"].(float64),
+		last("llmbench_input_tokens_total", ""):                  res["total_input_tokens"].(float64),
+		last("llmbench_output_tokens_total", ""):                 res["total_output_tokens"].(float64),
+		last("llmbench_ttft_seconds_count", ""):                  res["completed"].(float64),
 		`max(last_over_time(llmbench_target_request_rate[10m]))`: 40,
 	}
 	poll(t, 30*time.Second, "the run's final figures", func() (bool, string) {
