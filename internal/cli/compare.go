@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -13,8 +16,9 @@ import (
 // report; this binds the flags and maps errors to exit codes.
 func newCompareCmd(env *Env) *cobra.Command {
 	var (
-		format string
-		bounds []string
+		format   string
+		bounds   []string
+		htmlPath string
 	)
 	cmd := &cobra.Command{
 		Use:   "compare BASE.json OTHER.json [MORE.json...]",
@@ -56,6 +60,11 @@ JSON. Each crossed bound is reported on its own line on stderr.`,
 			if err != nil {
 				return err
 			}
+			if htmlPath != "" {
+				if err := writeCompareHTML(env, htmlPath, args, bounds); err != nil {
+					return err
+				}
+			}
 			for _, c := range crossed {
 				fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
 			}
@@ -67,7 +76,30 @@ JSON. Each crossed bound is reported on its own line on stderr.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
 	cmd.Flags().StringArrayVar(&bounds, "fail-if", nil, "exit 1 if a file after the first crosses KEY>BOUND / KEY<BOUND (BOUND: +10% relative to the first file, or an absolute value); repeatable")
+	cmd.Flags().StringVar(&htmlPath, "html", "", "also write the comparison as a self-contained HTML report with charts to this file (see llmbench report)")
 	return cmd
+}
+
+// writeCompareHTML writes the compare page of paths, with the --fail-if
+// bounds highlighted, to path.
+func writeCompareHTML(env *Env, path string, paths, bounds []string) error {
+	opt := htmlreport.Options{Title: "llmbench compare"}
+	for _, s := range bounds {
+		b, err := report.ParseBound(s)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		opt.Bounds = append(opt.Bounds, b)
+	}
+	var buf bytes.Buffer
+	if err := htmlreport.WriteFiles(&buf, paths, opt); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "Report written to %s\n", path)
+	return nil
 }
 
 // loadComparison parses the --fail-if bounds, reads and labels the result

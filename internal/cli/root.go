@@ -96,6 +96,7 @@ simulator on this machine.`,
 		newProxyCmd(env),
 		newMetricsCmd(env),
 		newCompareCmd(env),
+		newReportCmd(env),
 	)
 	return root
 }
