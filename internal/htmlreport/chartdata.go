@@ -148,6 +148,23 @@ func sloMark(slo map[string]float64, metric string) []Mark {
 	return []Mark{{At: v, Label: "SLO " + strings.ToUpper(metric), Kind: MarkSLO}}
 }
 
+// sloFar: a SLO more than this many times the largest value is not drawn
+// (it would squeeze every bar into a sliver); the chart says so instead.
+const sloFar = 2
+
+// sloWithin is the SLO mark for metric when it lies near the values, or
+// a note saying where it is when it is far beyond them.
+func sloWithin(slo map[string]float64, metric string, vals []float64) ([]Mark, string) {
+	m := sloMark(slo, metric)
+	if len(m) == 0 || len(vals) == 0 {
+		return m, ""
+	}
+	if hi := slices.Max(vals); hi > 0 && m[0].At > sloFar*hi {
+		return nil, fmt.Sprintf("The SLO (%g ms) is far right of every value, off the chart.", m[0].At)
+	}
+	return m, ""
+}
+
 // DistributionCharts returns, for TTFT, TPOT, ITL and E2EL, a histogram
 // and a CDF of the run's per-request values with the reported percentiles
 // and any goodput SLO marked. Metrics without values are left out.
@@ -158,20 +175,22 @@ func DistributionCharts(run *Run) []Chart {
 		if len(vals) == 0 {
 			continue
 		}
-		marks := append(percentileMarks(run.Result.Values, m.key, run.Result.Number), sloMark(run.SLOms, m.key)...)
+		marks := percentileMarks(run.Result.Values, m.key, run.Result.Number)
+		slo, note := sloWithin(run.SLOms, m.key, vals)
+		marks = append(marks, slo...)
 		unit := m.short + " (ms)"
 		out = append(out,
 			Chart{
 				ID: m.key + "-hist", Title: m.short + " distribution: " + m.long,
 				XLabel: unit, YLabel: countLabel(m.key),
 				Caption: fmt.Sprintf("How %s spreads over %d values. Look for a second hump or a long right tail: the percentiles (dashed) say how far the tail reaches; a value right of the SLO line (red) misses it.", m.short, len(vals)),
-				Bars:    Histogram(vals), VMarks: marks,
+				Bars:    Histogram(vals), VMarks: marks, Note: note,
 			},
 			Chart{
 				ID: m.key + "-cdf", Title: m.short + " CDF",
 				XLabel: unit, YLabel: "share of values ≤ x (%)",
 				Caption: fmt.Sprintf("The share of %s values at or below x. A steep rise means consistent latency; where the curve bends right, the tail starts.", m.short),
-				Series:  []Series{{Name: m.short, XY: CDF(vals)}}, VMarks: marks,
+				Series:  []Series{{Name: m.short, XY: CDF(vals)}}, VMarks: marks, Note: note,
 			})
 	}
 	return out

@@ -304,3 +304,19 @@ func checkSelfContained(t *testing.T, html string, p *Page) {
 		}
 	}
 }
+
+// TestSLOWithin: a SLO near the values is drawn; one far beyond them is
+// named in a note instead of squeezing the histogram.
+func TestSLOWithin(t *testing.T) {
+	t.Parallel()
+	slo := map[string]float64{"ttft": 500}
+	if m, note := sloWithin(slo, "ttft", []float64{100, 300}); len(m) != 1 || m[0].At != 500 || note != "" {
+		t.Errorf("near SLO: %v %q", m, note)
+	}
+	if m, note := sloWithin(slo, "ttft", []float64{10, 120}); len(m) != 0 || !strings.Contains(note, "500 ms") {
+		t.Errorf("far SLO: %v %q", m, note)
+	}
+	if m, note := sloWithin(slo, "tpot", []float64{10}); len(m) != 0 || note != "" {
+		t.Errorf("no SLO for tpot: %v %q", m, note)
+	}
+}
