@@ -5,6 +5,9 @@ import (
 	_ "embed"
 	"html/template"
 	"io"
+
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
 )
 
 //go:embed report.html.tmpl
@@ -56,4 +59,18 @@ func WriteFiles(w io.Writer, paths []string, opt Options) error {
 		return err
 	}
 	return WriteHTML(w, p)
+}
+
+// WriteRun writes the run page of a run held in memory (see NewRun), for
+// "run --html" when nothing was saved to disk.
+func WriteRun(w io.Writer, name string, s *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, opt Options) error {
+	run, err := NewRun(name, s, p, recs, extra)
+	if err != nil {
+		return err
+	}
+	title := opt.Title
+	if title == "" {
+		title = "llmbench report"
+	}
+	return WriteHTML(w, &Page{Title: title, Sections: []Section{runSection(run)}})
 }

@@ -320,3 +320,52 @@ func TestSLOWithin(t *testing.T) {
 		t.Errorf("no SLO for tpot: %v %q", m, note)
 	}
 }
+
+// TestWriteRun: the in-memory entry point gives the page a records file
+// gives, plus the extra sections passed in.
+func TestWriteRun(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(conformanceDir, "goodput_slos.input.json")
+	p, recs, _, err := record.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp, err := metrics.ParamsFrom(&p, metrics.Whitespace{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := metrics.Summarize(recs, mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := map[string]any{
+		"cost":      map[string]any{"instance_type": "ml.g5.xlarge", "usd_per_1m_output_tokens": 2.5},
+		"sagemaker": map[string]any{"endpoint_name": "demo"},
+	}
+	var buf bytes.Buffer
+	if err := WriteRun(&buf, path, s, &p, recs, extra, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	for _, want := range []string{"<h3>Cost</h3>", "usd_per_1m_output_tokens", "<h3>SageMaker</h3>", "SLO TTFT"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	fromFile, err := Build([]string{path}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := NewRun(path, s, &p, recs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inMemory := runSection(run)
+	if d := cmp.Diff(fromFile.Sections[0].Tables, inMemory.Tables); d != "" {
+		t.Errorf("tables differ between the records file and the run in memory:\n%s", d)
+	}
+	if d := cmp.Diff(fromFile.Sections[0].Charts, inMemory.Charts); d != "" {
+		t.Errorf("charts differ between the records file and the run in memory:\n%s", d)
+	}
+	checkSelfContained(t, html, &Page{Sections: []Section{inMemory}})
+}

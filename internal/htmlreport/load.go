@@ -156,22 +156,37 @@ func loadRecords(path string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	obj, err := report.Result(s, &p, recs, report.ResultOptions{Extras: true})
+	run, err := NewRun(path, s, &p, recs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	run.RequestsFrom = "records file"
+	return run, nil
+}
+
+// NewRun builds a Run from a run held in memory: its Summary, params and
+// records (as saved: output lengths resolved, see metrics.Summarize), plus
+// the result's extra top-level objects (e.g. "sagemaker", "cloudwatch",
+// "cost"; nil for none). name labels the run on the page.
+func NewRun(name string, s *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any) (*Run, error) {
+	obj, err := report.Result(s, p, recs, report.ResultOptions{Extras: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(extra) {
+		obj.Set(k, extra[k])
 	}
 	values, err := objectValues(obj)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	run := &Run{
-		Path:         path,
-		Result:       &report.CompareFile{Path: path, Values: values},
+	return &Run{
+		Path:         name,
+		Result:       &report.CompareFile{Path: name, Values: values},
 		Requests:     fromRecords(recs, s.OutputLens),
-		RequestsFrom: "records file",
+		RequestsFrom: "the run's records",
 		SLOms:        p.Goodput,
-	}
-	return run, nil
+	}, nil
 }
 
 // objectValues turns a result object into the map form ReadCompareFile
