@@ -122,8 +122,14 @@ func SweepCharts(sw *Sweep) []Chart {
 	return kept
 }
 
-// percentSeries scales a 0..1 series to percent.
+// percentSeries scales a series of fractions (0..1) to percent; a series
+// with a value above 1 is taken to be in percent already.
 func percentSeries(s Series) Series {
+	for _, p := range s.XY {
+		if p[1] > 1 {
+			return s
+		}
+	}
 	for i := range s.XY {
 		s.XY[i][1] *= 100
 	}

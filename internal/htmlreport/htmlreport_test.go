@@ -295,7 +295,7 @@ func checkSelfContained(t *testing.T, html string, p *Page) {
 	for _, s := range p.Sections {
 		charts += len(s.Charts)
 	}
-	if got := strings.Count(html, "<svg"); got != charts || charts == 0 {
+	if got := strings.Count(html, "<svg"); got != charts {
 		t.Errorf("%d <svg> elements, want one per chart (%d)", got, charts)
 	}
 	for _, m := range pointsRE.FindAllStringSubmatch(html, -1) {
@@ -368,4 +368,59 @@ func TestWriteRun(t *testing.T) {
 		t.Errorf("charts differ between the records file and the run in memory:\n%s", d)
 	}
 	checkSelfContained(t, html, &Page{Sections: []Section{inMemory}})
+}
+
+// TestDegenerateInputs: odd but valid files give a page, not an error or
+// a panic: every request failed, a single request, a result with only
+// the counts.
+func TestDegenerateInputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	one := 1
+	params := record.Params{DurationS: 2, RequestRate: record.Inf, Burstiness: 1, Tokenizer: record.TokenizerWhitespace}
+	write := func(name string, recs []record.Record) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := record.WriteJSONLines(f, params, recs); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	failed := write("failed.records.jsonl", []record.Record{
+		{Index: 0, StartTime: 0, Error: "refused", ErrorClass: record.ErrConnection},
+		{Index: 1, StartTime: 0.5, Error: "404", ErrorClass: record.ErrHTTP4xx, HTTPStatus: 404},
+	})
+	single := write("single.records.jsonl", []record.Record{
+		{Index: 0, Success: true, PromptLen: 3, OutputTokens: &one, TTFT: 0.1, Latency: 0.1, StartTime: 0, GeneratedText: "x"},
+	})
+	counts := filepath.Join(dir, "counts.json")
+	if err := os.WriteFile(counts, []byte(`{"duration": 1.0, "completed": 3, "failed": 0, "std_ttft_ms": NaN}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, paths := range [][]string{{failed}, {single}, {counts}, {failed, single, counts}} {
+		p, err := Build(paths, Options{})
+		if err != nil {
+			t.Fatalf("%v: %v", paths, err)
+		}
+		var html, text bytes.Buffer
+		if err := WriteHTML(&html, p); err != nil {
+			t.Fatalf("%v: %v", paths, err)
+		}
+		if err := WriteText(&text, p); err != nil {
+			t.Fatalf("%v: %v", paths, err)
+		}
+		checkSelfContained(t, html.String(), p)
+	}
+	p, err := Build([]string{failed}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := p.Sections[0].Charts
+	if len(tl) != 1 || tl[0].ID != "timeline" || len(tl[0].Points) != 2 || tl[0].Points[1].Label != record.ErrHTTP4xx {
+		t.Errorf("all-failed run: want only the timeline with two failures, got %+v", tl)
+	}
 }
