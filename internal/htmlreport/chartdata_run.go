@@ -168,5 +168,16 @@ func CDFOverlayCharts(runs []*Run, labels []string) []Chart {
 			out = append(out, c)
 		}
 	}
+	tps := Chart{ID: "per-user-tps-cdf-overlay", Title: "Per-user decode speed CDF, all runs",
+		XLabel: "output tokens / (E2EL − TTFT) (tokens/s)", YLabel: "share of requests ≤ x (%)",
+		Caption: "One curve per run; here right is better (faster streaming for the user). Compare the left end: the slowest users."}
+	for i, r := range runs {
+		if v := PerUserTPS(r.Requests); len(v) > 0 {
+			tps.Series = append(tps.Series, Series{Name: labels[i], XY: CDF(v), Color: i})
+		}
+	}
+	if len(tps.Series) > 0 {
+		out = append(out, tps)
+	}
 	return out
 }

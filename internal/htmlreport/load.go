@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -131,7 +132,7 @@ func firstLine(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	line, err := bufio.NewReaderSize(f, 1<<20).ReadSlice('\n')
-	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && len(line) == 0 && err.Error() != "EOF" {
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
 	return line, nil
