@@ -75,8 +75,8 @@ JSON. Each crossed bound is reported on its own line on stderr.`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
-	cmd.Flags().StringArrayVar(&bounds, "fail-if", nil, "exit 1 if a file after the first crosses KEY>BOUND / KEY<BOUND (BOUND: +10% relative to the first file, or an absolute value); repeatable")
-	cmd.Flags().StringVar(&htmlPath, "html", "", "also write the comparison as a self-contained HTML report with charts to this file (see llmbench report)")
+	cmd.Flags().StringArrayVar(&bounds, "fail-if", nil, "exit 1 if a later file crosses KEY>BOUND or KEY<BOUND (+10% or 250); repeatable")
+	cmd.Flags().StringVar(&htmlPath, "html", "", "also write the comparison as an HTML report with charts")
 	return cmd
 }
 

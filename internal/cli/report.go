@@ -85,8 +85,8 @@ terminal over SSH); it goes to standard output unless -o is given.`,
 	}
 	fs := cmd.Flags()
 	fs.StringVarP(&out, "output", "o", "report.html", `file to write ("-" for standard output)`)
-	fs.StringVar(&format, "format", "html", "html (one self-contained file with charts) or text (tables and text histograms)")
+	fs.StringVar(&format, "format", "html", "html (one file with charts) or text (tables, text histograms)")
 	fs.StringVar(&title, "title", "", `the page title (default "llmbench report")`)
-	fs.StringArrayVar(&bounds, "fail-if", nil, "highlight where a run after the first crosses KEY>BOUND / KEY<BOUND on the compare page (as in llmbench compare; the exit code is not affected)")
+	fs.StringArrayVar(&bounds, "fail-if", nil, "highlight crossed bounds on the compare page, as in compare (exit code unchanged)")
 	return cmd
 }
