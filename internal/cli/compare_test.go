@@ -34,7 +34,7 @@ func TestCompareTable(t *testing.T) {
 	// (273.6319-294.66792)/294.66792 = -7.14%.
 	// basic_stream output throughput 55.83, skewed_itl 54.57: -2.26%.
 	for _, want := range []string{
-		"Metric                                 a.json   b.json         Δ%\n",
+		"A  " + a + "\nB  " + b + "\nMetric                                      A        B         Δ%\n",
 		"P99 TTFT (ms)                          294.67   273.63     -7.14%\n",
 		"Output token throughput (tok/s)         55.83    54.57     -2.26%\n",
 		"Successful requests                        10        6    -40.00%\n",
@@ -133,11 +133,11 @@ func TestCompareAppendedAndJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "appended.json: last of 2 results\n") {
+	if !strings.Contains(out, "B  "+appended+" (last of 2 results)\n") {
 		t.Errorf("table does not say which object was used:\n%s", out)
 	}
 	// bursts_peak has 13 completed requests (goodput_slos 9).
-	if !strings.Contains(out, "Successful requests                        10             13   +30.00%\n") {
+	if !strings.Contains(out, "Successful requests                        10       13   +30.00%\n") {
 		t.Errorf("not the last object:\n%s", out)
 	}
 
@@ -207,5 +207,71 @@ func TestCompareBadInput(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 and one line containing %q", code, errOut, tt.want)
 			}
 		})
+	}
+}
+
+// ccEdit writes a conformance vector's saved result with keys replaced
+// (set) into dir/as.
+func ccEdit(t *testing.T, dir, name, as string, set map[string]any) string {
+	t.Helper()
+	var obj map[string]any
+	if err := json.Unmarshal(mcLoadExpected(t, name).SaveResult, &obj); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range set {
+		obj[k] = v
+	}
+	data, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, as)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCompareLabelsAndInterrupted: columns carry short labels (the runs'
+// own labels here) with a legend, so long file names do not widen the
+// table, and an interrupted run is marked.
+func TestCompareLabelsAndInterrupted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := "openai-chat-infqps-concurrency64-Llama-3.1-8B-Instruct-20260101-000000"
+	a := ccEdit(t, dir, "basic_stream", long+"-a.json", map[string]any{"label": "base"})
+	b := ccEdit(t, dir, "skewed_itl", long+"-b.json", map[string]any{
+		"label": "cand", "llmbench": map[string]any{"interrupted": true}})
+	code, out, errOut := mcRun(t, "compare", a, b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"base  " + a + "\n",
+		"cand  " + b + " (interrupted (Ctrl-C): covers only the requests it finished)\n",
+		"Metric                                   base    cand*         Δ%\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, line := range strings.Split(out, "\n")[2:] {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("table line is %d columns wide, want <= 80: %q", n, line)
+		}
+	}
+
+	// Same labels in both files: letters instead; JSON says interrupted.
+	c := ccEdit(t, dir, "skewed_itl", "c.json", map[string]any{"label": "base"})
+	code, out, errOut = mcRun(t, "compare", a, c, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `"label": "A"`) || !strings.Contains(out, `"label": "B"`) {
+		t.Errorf("repeated run labels should give letters:\n%s", out)
+	}
+	_, out, _ = mcRun(t, "compare", a, b, "--format", "json")
+	if !strings.Contains(out, `"interrupted": true`) {
+		t.Errorf("JSON does not mark the interrupted run:\n%s", out)
 	}
 }

@@ -97,6 +97,7 @@ simulator on this machine.`,
 		newProxyCmd(env),
 		newMetricsCmd(env),
 		newCompareCmd(env),
+		newReportCmd(env),
 	)
 	return root
 }

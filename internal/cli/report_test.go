@@ -1,0 +1,93 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestReportCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	code, stdout, errOut := mcRun(t, "report", mcInput("failures_concurrency"), "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if stdout != "Report written to "+out+"\n" {
+		t.Errorf("stdout %q", stdout)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "Per-request timeline", "<svg", "unclassified"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+
+	// Text to stdout: the tables and text histograms.
+	code, stdout, errOut = mcRun(t, "report", mcInput("skewed_itl"), "--format", "text")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"P99.9 ITL (ms)", "ITL distribution", "| ####"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("text report lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"steps": [{"no_load": 1}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no files", []string{"report"}, "want one or more result, records or sweep files"},
+		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, "no such file"},
+		{"broken sweep", []string{"report", bad}, "no numeric load"},
+		{"bad format", []string{"report", mcInput("basic_stream"), "--format", "pdf"}, `--format "pdf"`},
+		{"bad bound", []string{"report", mcInput("basic_stream"), "--fail-if", "x=1"}, "want KEY>BOUND"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, _, errOut := mcRun(t, tt.args...)
+			if code != 2 || !strings.Contains(errOut, tt.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, errOut, tt.want)
+			}
+		})
+	}
+}
+
+// TestCompareHTML: compare --html writes the compare page with the
+// crossed bound highlighted, and keeps compare's exit code.
+func TestCompareHTML(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a := ccResult(t, dir, "basic_stream", "a.json")
+	b := ccResult(t, dir, "skewed_itl", "b.json")
+	out := filepath.Join(dir, "c.html")
+	code, _, errOut := mcRun(t, "compare", a, b, "--fail-if", "p99_itl_ms>+10%", "--html", out)
+	if code != 1 || !strings.Contains(errOut, "Report written to "+out) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`class="num crossed">612.00<`, "ITL CDF, all runs", "--fail-if bounds crossed"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("compare page lacks %q", want)
+		}
+	}
+}

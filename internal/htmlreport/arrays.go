@@ -1,0 +1,70 @@
+package htmlreport
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// fromArrays builds Requests from a result's --save-detailed arrays
+// (vLLM's ttfts, itls, output_lens, start_times, errors; llmbench adds
+// nothing there). It returns nil when ttfts or itls are absent. A request
+// without an error text and with a TTFT counts as successful; its E2EL is
+// TTFT + the sum of its ITLs (the time of its last chunk, as vLLM
+// measures latency). start_times are absent in older vLLM files: the
+// requests are then laid out from 0 in order.
+func fromArrays(v map[string]any) ([]Request, error) {
+	ttfts, okT := numbers(v["ttfts"])
+	itlsRaw, okI := v["itls"].([]any)
+	if !okT || !okI {
+		return nil, nil
+	}
+	n := len(ttfts)
+	if len(itlsRaw) != n {
+		return nil, fmt.Errorf("ttfts has %d entries but itls %d", n, len(itlsRaw))
+	}
+	outLens, _ := numbers(v["output_lens"])
+	starts, _ := numbers(v["start_times"])
+	errs, _ := v["errors"].([]any)
+	reqs := make([]Request, n)
+	for i := range reqs {
+		itl, _ := numbers(itlsRaw[i])
+		q := Request{TTFT: ttfts[i], ITL: itl}
+		if i < len(starts) {
+			q.Start = starts[i]
+		}
+		if i < len(outLens) {
+			q.OutputLen = int(outLens[i])
+		}
+		msg := ""
+		if i < len(errs) {
+			msg, _ = errs[i].(string)
+		}
+		q.OK = msg == "" && q.TTFT > 0
+		if q.OK {
+			q.E2EL = q.TTFT
+			for _, g := range itl {
+				q.E2EL += g
+			}
+		} else {
+			q.ErrorClass = "unclassified"
+			q.OutputLen = 0
+		}
+		reqs[i] = q
+	}
+	return reqs, nil
+}
+
+// numbers converts a JSON array of numbers (json.Number, null as 0).
+func numbers(v any) ([]float64, bool) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]float64, len(arr))
+	for i, x := range arr {
+		if n, ok := x.(json.Number); ok {
+			out[i], _ = n.Float64()
+		}
+	}
+	return out, true
+}

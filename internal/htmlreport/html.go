@@ -1,0 +1,76 @@
+package htmlreport
+
+import (
+	"bytes"
+	_ "embed"
+	"html/template"
+	"io"
+
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+//go:embed report.html.tmpl
+var pageTemplate string
+
+var tmpl = template.Must(template.New("report").Parse(pageTemplate))
+
+// htmlSection is a Section with its charts drawn.
+type htmlSection struct {
+	Section
+	Views []chartView
+}
+
+// WriteHTML writes the page as one self-contained HTML document: inline
+// CSS and SVG only, and a Content-Security-Policy that forbids loading
+// anything, so it opens the same from file://, a CI artifact or offline.
+func WriteHTML(w io.Writer, p *Page) error {
+	data := struct {
+		Title    string
+		Sections []htmlSection
+	}{Title: p.Title}
+	for _, s := range p.Sections {
+		hs := htmlSection{Section: s}
+		for i := range s.Charts {
+			c := &s.Charts[i]
+			svg, err := RenderSVG(c)
+			if err != nil {
+				return err
+			}
+			hs.Views = append(hs.Views, chartView{Chart: *c, SVG: svg, Points: chartPoints(c)})
+		}
+		data.Sections = append(data.Sections, hs)
+	}
+	var buf bytes.Buffer
+	if err := tmpl.Execute(&buf, data); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// WriteFiles reads the files (result JSON, records, vLLM results, sweep
+// files; see Load) and writes their HTML report to w: a run page for one
+// run, a compare page for several (the first is the base), a sweep page
+// per sweep file. It is what "llmbench report" and --html call.
+func WriteFiles(w io.Writer, paths []string, opt Options) error {
+	p, err := Build(paths, opt)
+	if err != nil {
+		return err
+	}
+	return WriteHTML(w, p)
+}
+
+// WriteRun writes the run page of a run held in memory (see NewRun), for
+// "run --html" when nothing was saved to disk.
+func WriteRun(w io.Writer, name string, s *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, opt Options) error {
+	run, err := NewRun(name, s, p, recs, extra)
+	if err != nil {
+		return err
+	}
+	title := opt.Title
+	if title == "" {
+		title = "llmbench report"
+	}
+	return WriteHTML(w, &Page{Title: title, Sections: []Section{runSection(run)}})
+}

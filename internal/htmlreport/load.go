@@ -1,0 +1,259 @@
+// Package htmlreport draws saved benchmark results as one self-contained
+// HTML page (charts as inline SVG made with gonum.org/v1/plot, no script,
+// font, image or stylesheet fetched from anywhere) or as plain text with
+// small histograms: a run page, a compare page for two or more results
+// and a sweep page.
+//
+// It reads llmbench result JSON (with or without --save-detailed), records
+// files (*.records.jsonl and conformance input), vLLM's own --save-result
+// files and sweep files, telling them apart by content. It never computes
+// the reported metrics itself: headline figures come from the result
+// object (for a records file, from metrics.Summarize, as "llmbench
+// metrics" does). What it derives from per-request data — histograms,
+// CDFs, per-second buckets, per-user TPS — is chart data, built by pure
+// functions (see chartdata.go) that the tests check instead of pixels.
+package htmlreport
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report"
+)
+
+// Kind is what a file holds.
+type Kind int
+
+// File kinds Load recognises.
+const (
+	// KindRun is one benchmark: a result JSON (ours or vLLM's) or a
+	// records file.
+	KindRun Kind = iota + 1
+	// KindSweep is a sweep file (a ladder of loads).
+	KindSweep
+)
+
+// Input is one loaded file: a run or a sweep.
+type Input struct {
+	Path  string
+	Kind  Kind
+	Run   *Run
+	Sweep *Sweep
+}
+
+// Run is one benchmark as the pages need it.
+type Run struct {
+	// Path is the file the headline figures came from.
+	Path string
+	// Result is the result object (numbers as json.Number), for the
+	// headline table, the percentile marks and the extra sections.
+	Result *report.CompareFile
+	// Requests is the per-request data, in dispatch order; nil when the
+	// file has none (a result saved without --save-detailed).
+	Requests []Request
+	// RequestsFrom says where Requests came from ("" when nil).
+	RequestsFrom string
+	// SLOms are the goodput SLOs in milliseconds (ttft, tpot, e2el), when
+	// known (records files carry them; result JSON does not).
+	SLOms map[string]float64
+	// Missing lists what the file lacks for a full page, one sentence
+	// each.
+	Missing []string
+}
+
+// Request is one request's timing, in seconds on the run's clock.
+type Request struct {
+	// Start is when the request was sent; Queue how long it waited for a
+	// concurrency slot before that (0 when unknown).
+	Start, Queue float64
+	// TTFT and E2EL are from Start; E2EL is 0 for a failure.
+	TTFT, E2EL float64
+	// ITL are the gaps between token chunks.
+	ITL []float64
+	// OutputLen is the output token count (0 for a failure).
+	OutputLen int
+	// OK is true for a successful request.
+	OK bool
+	// ErrorClass files a failure ("unclassified" when the file has only a
+	// message).
+	ErrorClass string
+}
+
+// Load reads one file and tells its kind from its content: a first line
+// with "llmbench_records" is a records file, an object with "steps" a
+// sweep, an object with "requests" and "params" conformance input, any
+// other object with "duration" or "completed" a result.
+func Load(path string) (*Input, error) {
+	head, err := firstLine(path)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Contains(head, []byte(`"llmbench_records"`)) {
+		run, err := loadRecords(path)
+		return &Input{Path: path, Kind: KindRun, Run: run}, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(report.PythonJSONCompat(data), &keys); err == nil {
+		if _, ok := keys["steps"]; ok {
+			sw, err := parseSweep(path, data)
+			return &Input{Path: path, Kind: KindSweep, Sweep: sw}, err
+		}
+		_, req := keys["requests"]
+		_, par := keys["params"]
+		if req && par {
+			run, err := loadRecords(path)
+			return &Input{Path: path, Kind: KindRun, Run: run}, err
+		}
+	}
+	run, err := loadResult(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Input{Path: path, Kind: KindRun, Run: run}, nil
+}
+
+// firstLine returns the file's first line (at most 1 MiB of it).
+func firstLine(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(f, 1<<20).ReadSlice('\n')
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return line, nil
+}
+
+// loadRecords reads a records file and summarizes it as "llmbench
+// metrics" does, keeping the records as the per-request data.
+func loadRecords(path string) (*Run, error) {
+	p, recs, _, err := record.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var counter metrics.TokenCounter
+	if p.Tokenizer == record.TokenizerWhitespace {
+		counter = metrics.Whitespace{}
+	}
+	mp, err := metrics.ParamsFrom(&p, counter)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s, err := metrics.Summarize(recs, mp)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	run, err := NewRun(path, s, &p, recs, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	run.RequestsFrom = "records file"
+	return run, nil
+}
+
+// NewRun builds a Run from a run held in memory: its Summary, params and
+// records (as saved: output lengths resolved, see metrics.Summarize), plus
+// the result's extra top-level objects (e.g. "sagemaker", "cloudwatch",
+// "cost"; nil for none). name labels the run on the page.
+func NewRun(name string, s *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any) (*Run, error) {
+	obj, err := report.Result(s, p, recs, report.ResultOptions{Extras: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(extra) {
+		obj.Set(k, extra[k])
+	}
+	values, err := objectValues(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &Run{
+		Path:         name,
+		Result:       &report.CompareFile{Path: name, Values: values},
+		Requests:     fromRecords(recs, s.OutputLens),
+		RequestsFrom: "the run's records",
+		SLOms:        p.Goodput,
+	}, nil
+}
+
+// objectValues turns a result object into the map form ReadCompareFile
+// gives (numbers as json.Number).
+func objectValues(o *report.Object) (map[string]any, error) {
+	var buf bytes.Buffer
+	if err := o.WriteJSON(&buf); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(report.PythonJSONCompat(buf.Bytes())))
+	dec.UseNumber()
+	var m map[string]any
+	return m, dec.Decode(&m)
+}
+
+// fromRecords converts records (and the output lengths metrics resolved
+// for them) into Requests.
+func fromRecords(recs []record.Record, outLens []int) []Request {
+	out := make([]Request, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		q := Request{Start: r.StartTime, Queue: r.QueueTime, TTFT: r.TTFT, E2EL: r.Latency,
+			ITL: r.ITL, OK: r.Success, ErrorClass: r.ErrorClass}
+		if i < len(outLens) {
+			q.OutputLen = outLens[i]
+		}
+		if !r.Success && q.ErrorClass == "" {
+			q.ErrorClass = "unclassified"
+		}
+		out[i] = q
+	}
+	return out
+}
+
+// loadResult reads a result JSON (the last object of an appended file);
+// its per-request data comes from the records file saved beside it when
+// there is one (name.records.jsonl, richer: queue times, error classes,
+// SLOs), else from the --save-detailed arrays.
+func loadResult(path string) (*Run, error) {
+	f, err := report.ReadCompareFile(path)
+	if err != nil {
+		return nil, err
+	}
+	run := &Run{Path: path, Result: f}
+	beside := strings.TrimSuffix(path, ".json") + ".records.jsonl"
+	if beside != path {
+		if _, err := os.Stat(beside); err == nil {
+			if rr, err := loadRecords(beside); err == nil {
+				run.Requests, run.SLOms = rr.Requests, rr.SLOms
+				run.RequestsFrom = "records file " + beside
+				return run, nil
+			}
+		}
+	}
+	reqs, err := fromArrays(f.Values)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if reqs == nil {
+		run.Missing = append(run.Missing, "No per-request data (the result was saved without --save-detailed): distributions, timeline and per-user TPS need it; the percentile profile below comes from the saved figures.")
+	} else {
+		run.Requests = reqs
+		run.RequestsFrom = "per-request arrays of the result"
+	}
+	if _, goodput := f.Number("request_goodput"); goodput && run.SLOms == nil {
+		run.Missing = append(run.Missing, "The goodput SLOs are not saved in a result JSON: no SLO lines (a records file carries them).")
+	}
+	return run, nil
+}

@@ -1,0 +1,111 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Bound is one parsed --fail-if expression: KEY OP BOUND, with BOUND
+// either a percentage change against the first file or an absolute value.
+type Bound struct {
+	// Text is the expression as given.
+	Text string
+	// Key is a numeric key of the result JSON (e.g. p99_ttft_ms).
+	Key string
+	// Op is one of >, >=, <, <=.
+	Op string
+	// Value is the bound: percent when Relative, else in Key's unit.
+	Value float64
+	// Relative is true for a change against the first file ("+10%").
+	Relative bool
+}
+
+// ParseBound parses "p99_ttft_ms>+10%", "request_throughput<-5%",
+// "p99_ttft_ms>=250".
+func ParseBound(s string) (Bound, error) {
+	i := strings.IndexAny(s, "<>")
+	if i <= 0 {
+		return Bound{}, fmt.Errorf("--fail-if %q: want KEY>BOUND or KEY<BOUND, e.g. p99_ttft_ms>+10%% or p99_ttft_ms>250", s)
+	}
+	b := Bound{Text: s, Key: strings.TrimSpace(s[:i]), Op: s[i : i+1]}
+	rest := s[i+1:]
+	if strings.HasPrefix(rest, "=") {
+		b.Op += "="
+		rest = rest[1:]
+	}
+	rest = strings.TrimSpace(rest)
+	if strings.HasSuffix(rest, "%") {
+		b.Relative = true
+		rest = strings.TrimSuffix(rest, "%")
+	}
+	v, err := strconv.ParseFloat(rest, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || rest == "" {
+		return Bound{}, fmt.Errorf("--fail-if %q: bound %q is not a number or a percentage", s, rest)
+	}
+	b.Value = v
+	return b, nil
+}
+
+// Crossed reports whether x (a percentage when the bound is relative) is
+// beyond the bound.
+func (b *Bound) Crossed(x float64) bool {
+	switch b.Op {
+	case ">":
+		return x > b.Value
+	case ">=":
+		return x >= b.Value
+	case "<":
+		return x < b.Value
+	default:
+		return x <= b.Value
+	}
+}
+
+// Crossing is one bound crossed by one file.
+type Crossing struct {
+	// File is the index of the file that crossed (never 0, the base).
+	File int
+	// Key is the bound's key.
+	Key string
+	// Reason is the line printed for it, naming the file, the value and
+	// the bound.
+	Reason string
+}
+
+// CheckBounds evaluates every bound on every file after the first and
+// returns the crossings, bound by bound. A key that a file lacks is an
+// error (a misspelt key must not pass silently).
+func CheckBounds(files []*CompareFile, bounds []Bound) ([]Crossing, error) {
+	var out []Crossing
+	base := files[0]
+	for _, b := range bounds {
+		bv, baseOK := base.Number(b.Key)
+		if b.Relative && !baseOK {
+			return nil, fmt.Errorf("--fail-if %q: %s has no numeric %s to compare against", b.Text, base.Name, b.Key)
+		}
+		for i, f := range files[1:] {
+			v, ok := f.Number(b.Key)
+			if !ok {
+				return nil, fmt.Errorf("--fail-if %q: %s has no numeric %s", b.Text, f.Name, b.Key)
+			}
+			c := Crossing{File: i + 1, Key: b.Key}
+			if b.Relative {
+				d := DeltaPct(bv, v)
+				if math.IsNaN(d) || !b.Crossed(d) {
+					continue
+				}
+				c.Reason = fmt.Sprintf("%s: %s %s is %s vs %s %s (bound %s)",
+					f.Name, b.Key, f.Text(b.Key), FormatDelta(d), base.Name, base.Text(b.Key), b.Text)
+			} else {
+				if !b.Crossed(v) {
+					continue
+				}
+				c.Reason = fmt.Sprintf("%s: %s %s crosses the bound %s", f.Name, b.Key, f.Text(b.Key), b.Text)
+			}
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
