@@ -20,7 +20,7 @@ import (
 // mcConformanceDir holds the vLLM conformance vectors.
 const mcConformanceDir = "../../testdata/conformance/metrics"
 
-var mcCases = []string{"basic_stream", "single_token_outputs", "failures_concurrency", "goodput_slos", "skewed_itl", "bursts_peak"}
+var mcCases = []string{"basic_stream", "single_token_outputs", "failures_concurrency", "goodput_slos", "skewed_itl", "bursts_peak", "client_queue"}
 
 // mcRun runs llmbench in-process and returns its exit code and output.
 func mcRun(t *testing.T, args ...string) (code int, stdout, stderr string) {

@@ -113,7 +113,7 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 
 	// Dataset.
 	d := &f.ds
-	fs.StringVar(&d.Name, "dataset-name", "random", "dataset: random, sharegpt, custom, hf, prefix_repetition")
+	fs.StringVar(&d.Name, "dataset-name", "random", "dataset: random, sharegpt, custom, hf, prefix_repetition, timed_trace, sonnet, burstgpt")
 	fs.StringVar(&d.Path, "dataset-path", "", "dataset file, or a Hugging Face dataset id for hf")
 	fs.IntVar(&d.NumPrompts, "num-prompts", 1000, "number of requests")
 	fs.Int64Var(&d.Seed, "seed", 0, "random seed for the dataset and the arrival process")
@@ -140,6 +140,20 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.IntVar(&d.PrefixRepetitionSuffixLen, "prefix-repetition-suffix-len", 256, "prefix_repetition: suffix tokens")
 	fs.IntVar(&d.PrefixRepetitionOutputLen, "prefix-repetition-output-len", 128, "prefix_repetition: output tokens")
 	fs.Float64Var(&d.PrefixRepetitionZipf, "prefix-repetition-zipf", 0, "prefix_repetition: Zipf exponent for prefix reuse (0 = equal use; ours)")
+	// timed_trace, sonnet, burstgpt (issue 17).
+	fs.IntVar(&d.TimedTraceChunkHashSize, "timed-trace-chunk-hash-size", 16, "timed_trace: prompt tokens per hash id (Mooncake 512, Qwen/Alibaba 16)")
+	fs.Float64Var(&d.TimedTraceSecMultiplier, "timed-trace-sec-multiplier", 1, "timed_trace: multiplies timestamps into seconds (0.001 for milliseconds); also scales burstgpt replay")
+	fs.StringVar(&d.TimedTraceLabelTimestamp, "timed-trace-label-timestamp", "timestamp", "timed_trace: JSON key of the timestamp")
+	fs.StringVar(&d.TimedTraceLabelInputLength, "timed-trace-label-input-length", "input_length", "timed_trace: JSON key of the input length")
+	fs.StringVar(&d.TimedTraceLabelOutputLength, "timed-trace-label-output-length", "output_length", "timed_trace: JSON key of the output length")
+	fs.StringVar(&d.TimedTraceLabelHashIDs, "timed-trace-label-hash-ids", "hash_ids", "timed_trace: JSON key of the hash ids")
+	fs.Var(selfTimedFlag{dst: &d.SelfTimed}, "self-timed", "send each request at its trace time (default on for timed_trace; burstgpt: ours)")
+	fs.Lookup("self-timed").NoOptDefVal = "true"
+	fs.Var(selfTimedFlag{dst: &d.SelfTimed, negate: true}, "no-self-timed", "ignore trace times and use --request-rate")
+	fs.Lookup("no-self-timed").NoOptDefVal = "true"
+	fs.IntVar(&d.SonnetInputLen, "sonnet-input-len", 550, "sonnet: prompt tokens (--input-len overrides)")
+	fs.IntVar(&d.SonnetOutputLen, "sonnet-output-len", 150, "sonnet: output tokens (--output-len overrides)")
+	fs.IntVar(&d.SonnetPrefixLen, "sonnet-prefix-len", 200, "sonnet: shared prefix tokens")
 
 	// Load.
 	fs.Var(&f.requestRate, "request-rate", "requests per second, or inf to send all at once")

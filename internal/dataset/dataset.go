@@ -1,7 +1,8 @@
 // Package dataset builds the list of requests a benchmark sends: prompts,
-// their token counts and the output length each request asks for. It
-// reproduces vllm bench serve's samplers (random, sharegpt, custom, hf,
-// prefix_repetition) so that, for the same --seed, lengths and tokenizer,
+// their token counts, the output length each request asks for and, for
+// replayed traces, when each is due. It reproduces vllm bench serve's
+// samplers (random, sharegpt, custom, hf, prefix_repetition, timed_trace,
+// sonnet, burstgpt) so that, for the same --seed, lengths and tokenizer,
 // llmbench sends the very prompts vLLM sends, and adds length distributions
 // and Zipf-weighted shared prefixes beyond vLLM.
 //
@@ -18,6 +19,14 @@
 //   - hf: a generic reader of a dataset repository's JSONL/JSON/Parquet
 //     files (vLLM dispatches per dataset id instead); order differs from
 //     vLLM's streaming shuffle.
+//   - timed_trace: the same entries, lengths, block structure and trace
+//     times (Request.Arrival, TraceSchedule); the token ids inside a block
+//     differ, since vLLM seeds each block with Python's per-process hash().
+//   - sonnet: the same line draws (CPython's random) and line counts; no
+//     chat template (see below).
+//   - burstgpt: the same rows as pandas' DataFrame.sample (NumPy's legacy
+//     RandomState) and the same synthetic prompts; with --self-timed
+//     (ours) the rows are replayed on their timestamps.
 //
 // Differences from vLLM, each reported as a warning when it applies:
 //   - No chat-template rendering (there is no template engine). Where vLLM
@@ -38,8 +47,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/hfhub"
 )
@@ -81,6 +92,17 @@ type Request struct {
 	// PrefixID is the shared-prefix group of prefix_repetition requests
 	// (0-based); -1 for datasets without shared prefixes.
 	PrefixID int
+	// PromptIDs, when non-nil, are the prompt's token ids, which vLLM
+	// sends to completions endpoints as the prompt itself (a list of ids)
+	// so the server sees exactly these tokens (timed_trace). Prompt then
+	// holds their decoded text, for chat endpoints.
+	PromptIDs []int
+	// Arrival is when the request is due, counted from the start of the
+	// benchmark, for a dataset replayed on its own timestamps (timed_trace;
+	// burstgpt with --self-timed); it is meaningful only when HasArrival.
+	// TraceSchedule turns the arrivals into send offsets.
+	Arrival    time.Duration
+	HasArrival bool
 }
 
 // Dataset names accepted in Config.Name (vLLM's --dataset-name values we
@@ -91,10 +113,13 @@ const (
 	Custom           = "custom"
 	HF               = "hf"
 	PrefixRepetition = "prefix_repetition"
+	TimedTrace       = "timed_trace"
+	Sonnet           = "sonnet"
+	BurstGPT         = "burstgpt"
 )
 
 // Names lists the supported dataset names.
-var Names = []string{Random, ShareGPT, Custom, HF, PrefixRepetition}
+var Names = []string{Random, ShareGPT, Custom, HF, PrefixRepetition, TimedTrace, Sonnet, BurstGPT}
 
 // Config carries vllm bench serve's dataset flags. Zero values mean vLLM's
 // defaults unless a field says otherwise; DefaultConfig spells them out.
@@ -171,6 +196,31 @@ type Config struct {
 	InputLenDist  string
 	OutputLenDist string
 
+	// TimedTrace* are the timed_trace flags: --timed-trace-chunk-hash-size
+	// (tokens per hash id; 0 = 16), --timed-trace-sec-multiplier (timestamp
+	// to seconds; 0 = 1) and the JSON keys --timed-trace-label-timestamp
+	// ("" = "timestamp"), -input-length ("" = "input_length"),
+	// -output-length ("" = "output_length") and -hash-ids ("" =
+	// "hash_ids").
+	TimedTraceChunkHashSize     int
+	TimedTraceSecMultiplier     float64
+	TimedTraceLabelTimestamp    string
+	TimedTraceLabelInputLength  string
+	TimedTraceLabelOutputLength string
+	TimedTraceLabelHashIDs      string
+	// SelfTimed is --self-timed / --no-self-timed: nil = the dataset's
+	// default (on for timed_trace, off for burstgpt); true gives every
+	// request its trace time (Request.Arrival), false leaves the schedule
+	// to --request-rate. Only timed_trace and burstgpt carry timestamps.
+	SelfTimed *bool
+
+	// SonnetInputLen (--sonnet-input-len, 0 = 550), SonnetOutputLen
+	// (--sonnet-output-len, 0 = 150) and SonnetPrefixLen
+	// (--sonnet-prefix-len, 0 = 200) shape the sonnet dataset, in tokens.
+	SonnetInputLen  int
+	SonnetOutputLen int
+	SonnetPrefixLen int
+
 	// NoOversample is --no-oversample: with fewer usable rows than
 	// NumPrompts, fail instead of repeating rows.
 	NoOversample bool
@@ -192,6 +242,15 @@ func DefaultConfig() Config {
 		PrefixRepetitionSuffixLen:   256,
 		PrefixRepetitionNumPrefixes: 10,
 		PrefixRepetitionOutputLen:   128,
+		TimedTraceChunkHashSize:     16,
+		TimedTraceSecMultiplier:     1,
+		TimedTraceLabelTimestamp:    "timestamp",
+		TimedTraceLabelInputLength:  "input_length",
+		TimedTraceLabelOutputLength: "output_length",
+		TimedTraceLabelHashIDs:      "hash_ids",
+		SonnetInputLen:              550,
+		SonnetOutputLen:             150,
+		SonnetPrefixLen:             200,
 	}
 }
 
@@ -231,18 +290,73 @@ func (c Config) withDefaults() Config {
 	if c.PrefixRepetitionOutputLen == 0 {
 		c.PrefixRepetitionOutputLen = d.PrefixRepetitionOutputLen
 	}
+	c = c.withNewDefaults(d)
 	// vLLM step 9: --input-len / --output-len override the per-dataset flags.
 	if c.InputLen > 0 {
 		c.RandomInputLen = c.InputLen
+		c.SonnetInputLen = c.InputLen
 	}
 	if c.OutputLen > 0 {
 		c.RandomOutputLen = c.OutputLen
+		c.SonnetOutputLen = c.OutputLen
 		c.SharegptOutputLen = c.OutputLen
 		c.CustomOutputLen = c.OutputLen
 		c.HFOutputLen = c.OutputLen
 		c.PrefixRepetitionOutputLen = c.OutputLen
 	}
 	return c
+}
+
+// withNewDefaults fills the zero timed_trace and sonnet fields from d.
+func (c Config) withNewDefaults(d Config) Config {
+	fill := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	fillS := func(v *string, def string) {
+		if *v == "" {
+			*v = def
+		}
+	}
+	fill(&c.TimedTraceChunkHashSize, d.TimedTraceChunkHashSize)
+	if c.TimedTraceSecMultiplier == 0 {
+		c.TimedTraceSecMultiplier = d.TimedTraceSecMultiplier
+	}
+	fillS(&c.TimedTraceLabelTimestamp, d.TimedTraceLabelTimestamp)
+	fillS(&c.TimedTraceLabelInputLength, d.TimedTraceLabelInputLength)
+	fillS(&c.TimedTraceLabelOutputLength, d.TimedTraceLabelOutputLength)
+	fillS(&c.TimedTraceLabelHashIDs, d.TimedTraceLabelHashIDs)
+	fill(&c.SonnetInputLen, d.SonnetInputLen)
+	fill(&c.SonnetOutputLen, d.SonnetOutputLen)
+	fill(&c.SonnetPrefixLen, d.SonnetPrefixLen)
+	return c
+}
+
+// selfTimed reports whether requests get their trace times: --self-timed
+// when given, else on for timed_trace only (vLLM's default).
+func (c Config) selfTimed() bool {
+	if c.SelfTimed != nil {
+		return *c.SelfTimed
+	}
+	return c.Name == TimedTrace
+}
+
+// validateNew checks the timed_trace, sonnet and burstgpt flags.
+func (c Config) validateNew() error {
+	if c.SelfTimed != nil && c.Name != TimedTrace && c.Name != BurstGPT {
+		return configErrorf("--self-timed/--no-self-timed is only supported with --dataset-name timed_trace (and, beyond vLLM, burstgpt)")
+	}
+	if c.TimedTraceChunkHashSize < 1 {
+		return configErrorf("--timed-trace-chunk-hash-size must be positive, got %d", c.TimedTraceChunkHashSize)
+	}
+	if m := c.TimedTraceSecMultiplier; math.IsNaN(m) || math.IsInf(m, 0) || m < 0 {
+		return configErrorf("--timed-trace-sec-multiplier must be a non-negative number, got %v", m)
+	}
+	if c.SonnetInputLen < 0 || c.SonnetOutputLen < 0 || c.SonnetPrefixLen < 0 {
+		return configErrorf("--sonnet-input-len, --sonnet-output-len and --sonnet-prefix-len must not be negative")
+	}
+	return nil
 }
 
 // ErrBadConfig marks configuration errors (bad flag values or
@@ -311,6 +425,9 @@ func (c Config) Validate() error {
 	if c.CustomOutputLen < -1 {
 		return configErrorf("--custom-output-len must be -1 (from the file) or positive, got %d", c.CustomOutputLen)
 	}
+	if err := c.validateNew(); err != nil {
+		return err
+	}
 	if c.PrefixRepetitionZipf < 0 {
 		return configErrorf("--prefix-repetition-zipf must be >= 0, got %g", c.PrefixRepetitionZipf)
 	}
@@ -361,6 +478,12 @@ func Load(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, 
 		reqs, warn, err = loadHF(ctx, cfg, tok)
 	case PrefixRepetition:
 		reqs, warn, err = samplePrefixRepetition(cfg, tok)
+	case TimedTrace:
+		reqs, warn, err = loadTimedTrace(ctx, cfg, tok)
+	case Sonnet:
+		reqs, warn, err = loadSonnet(cfg, tok)
+	case BurstGPT:
+		reqs, warn, err = loadBurstGPT(ctx, cfg, tok)
 	}
 	if err != nil {
 		return nil, warn, err

@@ -260,7 +260,7 @@ func TestRandomErrors(t *testing.T) {
 		{"range ratio garbage", Config{RandomRangeRatio: "wide"}, "neither a number"},
 		{"negative seed", Config{Seed: -1}, "non-negative"},
 		{"absurd input length", Config{RandomInputLen: 5_000_000}, "typo"},
-		{"unknown dataset", Config{Name: "sonnet"}, "unknown --dataset-name"},
+		{"unknown dataset", Config{Name: "speed_bench"}, "unknown --dataset-name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Load(t.Context(), tc.cfg, tok)

@@ -275,6 +275,17 @@ func TestExtrasAndQueueMetrics(t *testing.T) {
 	if s := mustSummarize(t, recs, p50); !slices.ContainsFunc(s.Warnings, func(w string) bool { return strings.HasPrefix(w, "dispatch lag p99 is 49.00 ms") }) {
 		t.Errorf("with --metric-percentiles 50: warnings %q lack the p99 dispatch lag warning", s.Warnings)
 	}
+	// With --request-rate inf every request arrives at the start, so vLLM
+	// reports client_queue_time but omits e2el_including_client_queue.
+	pInf := p
+	pInf.RateFinite = false
+	names = names[:0]
+	for _, st := range mustSummarize(t, recs, pInf).Metrics {
+		names = append(names, st.Metric)
+	}
+	if diff := cmp.Diff([]string{E2EL, ClientQueueTime}, names); diff != "" {
+		t.Errorf("metrics with an infinite rate (-want +got):\n%s", diff)
+	}
 	// Without --max-concurrency the queue metrics cannot be reported.
 	p.MaxConcurrency = 0
 	s = mustSummarize(t, recs, p)

@@ -24,6 +24,7 @@ var conformanceCases = []string{
 	"goodput_slos",         // goodput equality, 1-token TPOT = 0
 	"skewed_itl",           // ITL vs TPOT percentiles, P99.9
 	"bursts_peak",          // 1-second peak buckets, boundary end
+	"client_queue",         // latencies/queue_times, client-queue metrics (successes only)
 }
 
 type expectedFile struct {
@@ -68,6 +69,8 @@ func TestConformance(t *testing.T) {
 			if got := ResultFilename(&p); got != exp.ResultFilename {
 				t.Errorf("result filename = %q, want %q", got, exp.ResultFilename)
 			}
+			// Vectors older than vLLM's latencies/queue_times keys are
+			// compared without them (reporttest.CompareResult).
 			var buf bytes.Buffer
 			if err := WriteResult(&buf, s, &p, recs, ResultOptions{Detailed: true}); err != nil {
 				t.Fatal(err)

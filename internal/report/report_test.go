@@ -177,10 +177,16 @@ func TestResultOptions(t *testing.T) {
 	wantKeys := []string{"date", "endpoint_type", "backend", "label", "model_id", "tokenizer_id", "num_prompts", "team", "x",
 		"request_rate", "burstiness", "max_concurrency", "ramp_up_strategy", "ramp_up_start_rps", "ramp_up_end_rps",
 		"duration", "completed", "failed", "total_input_tokens", "total_output_tokens", "request_throughput", "request_goodput",
-		"output_throughput", "total_token_throughput", "max_output_tokens_per_s", "max_concurrent_requests", "rtfx",
+		"output_throughput", "total_token_throughput", "latencies", "queue_times",
+		"max_output_tokens_per_s", "max_concurrent_requests", "rtfx",
 		"rps_change_events", "mean_e2el_ms", "median_e2el_ms", "std_e2el_ms", "p99_e2el_ms"}
 	if diff := cmp.Diff(wantKeys, o.Keys()); diff != "" {
 		t.Errorf("keys without --save-detailed, no tokenizer (-want +got):\n%s", diff)
+	}
+	// latencies and queue_times stay without --save-detailed (newer vLLM),
+	// one entry per request, failed ones included.
+	if text := o.String(); !strings.Contains(text, `"latencies": [0.15, 0.2, 0.0], "queue_times": [0.0, 0.125, 0.0]`) {
+		t.Errorf("latencies/queue_times missing or wrong:\n%s", text)
 	}
 	if v, _ := o.Get("date"); v != "overridden" {
 		t.Errorf("metadata date = %v: a Python dict keeps the key's position and takes the new value", v)
@@ -205,7 +211,7 @@ func TestResultOptions(t *testing.T) {
 	}
 	text := o.String()
 	for _, want := range []string{
-		`"itls": [[0.02, 0.03], [], []]`,
+		`"itls": [[0.02, 0.03], [], []], "latencies": [0.15, 0.2, 0.0], "start_times": [0.0, 0.5, 0.7], "queue_times": [0.0, 0.125, 0.0], "generated_texts"`,
 		`"output_lens": [3, 1, 0]`,
 		`"errors": ["", "", "Service Unavailable"]`,
 		`"dispatch_lag": {"n": 2, "mean_ms": 0.0, "median_ms": 0.0, "std_ms": 0.0, "p99_ms": 0.0}`,

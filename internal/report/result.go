@@ -18,7 +18,8 @@ const ExtrasKey = "llmbench"
 type ResultOptions struct {
 	// Detailed keeps the per-request arrays (vLLM's --save-detailed):
 	// input_lens, output_lens, ttfts, itls, start_times, generated_texts,
-	// errors. Without it they are removed, as vLLM removes them.
+	// errors. Without it they are removed, as vLLM removes them;
+	// latencies and queue_times stay either way.
 	Detailed bool
 	// Extras appends the ExtrasKey object (queue and dispatch-lag
 	// summaries, the per-user view, stream specifics, warnings, the
@@ -26,8 +27,54 @@ type ResultOptions struct {
 	Extras bool
 }
 
-// detailedKeys are the keys vLLM removes without --save-detailed.
-var detailedKeys = []string{"input_lens", "output_lens", "start_times", "ttfts", "itls", "generated_texts", "errors"}
+// setPerRequest sets the per-request arrays in vLLM's order: input_lens,
+// output_lens, ttfts, itls, latencies, start_times, queue_times,
+// generated_texts, errors. latencies (each record's E2EL in seconds, 0
+// for failed requests) and queue_times (each record's wait for a
+// concurrency slot, record.QueueTime) are in every result, as newer vLLM
+// keeps them without --save-detailed (testdata/conformance/metrics/README.md);
+// the others only with detailed, as vLLM removes them without it.
+func setPerRequest(o *Object, s *metrics.Summary, recs []record.Record, detailed bool) {
+	n := len(recs)
+	latencies := make([]float64, n)
+	queues := make([]float64, n)
+	for i := range recs {
+		latencies[i] = recs[i].Latency
+		queues[i] = recs[i].QueueTime
+	}
+	if !detailed {
+		o.Set("latencies", latencies)
+		o.Set("queue_times", queues)
+		return
+	}
+	inputLens := make([]int, n)
+	ttfts := make([]float64, n)
+	itls := make([][]float64, n)
+	starts := make([]float64, n)
+	texts := make([]string, n)
+	errs := make([]string, n)
+	for i := range recs {
+		r := &recs[i]
+		inputLens[i] = r.PromptLen
+		ttfts[i] = r.TTFT
+		itls[i] = r.ITL
+		if itls[i] == nil {
+			itls[i] = []float64{}
+		}
+		starts[i] = r.StartTime
+		texts[i] = r.GeneratedText
+		errs[i] = r.Error
+	}
+	o.Set("input_lens", inputLens)
+	o.Set("output_lens", s.OutputLens)
+	o.Set("ttfts", ttfts)
+	o.Set("itls", itls)
+	o.Set("latencies", latencies)
+	o.Set("start_times", starts)
+	o.Set("queue_times", queues)
+	o.Set("generated_texts", texts)
+	o.Set("errors", errs)
+}
 
 // Result builds the result JSON object vLLM saves (save_result), with its
 // keys in vLLM's order (shared/spec/vllm-bench-serve.md §8.1), from the
@@ -72,34 +119,7 @@ func Result(s *metrics.Summary, p *record.Params, recs []record.Record, opt Resu
 	o.Set("request_goodput", s.RequestGoodput)
 	o.Set("output_throughput", s.OutputThroughput)
 	o.Set("total_token_throughput", s.TotalTokenThroughput)
-	if opt.Detailed {
-		n := len(recs)
-		inputLens := make([]int, n)
-		ttfts := make([]float64, n)
-		itls := make([][]float64, n)
-		starts := make([]float64, n)
-		texts := make([]string, n)
-		errs := make([]string, n)
-		for i := range recs {
-			r := &recs[i]
-			inputLens[i] = r.PromptLen
-			ttfts[i] = r.TTFT
-			itls[i] = r.ITL
-			if itls[i] == nil {
-				itls[i] = []float64{}
-			}
-			starts[i] = r.StartTime
-			texts[i] = r.GeneratedText
-			errs[i] = r.Error
-		}
-		o.Set("input_lens", inputLens)
-		o.Set("output_lens", s.OutputLens)
-		o.Set("ttfts", ttfts)
-		o.Set("itls", itls)
-		o.Set("start_times", starts)
-		o.Set("generated_texts", texts)
-		o.Set("errors", errs)
-	}
+	setPerRequest(o, s, recs, opt.Detailed)
 	o.Set("max_output_tokens_per_s", s.MaxOutputTokensPerS)
 	o.Set("max_concurrent_requests", s.MaxConcurrentRequests)
 	o.Set("rtfx", s.RTFx)
@@ -115,11 +135,6 @@ func Result(s *metrics.Summary, p *record.Params, recs []record.Record, opt Resu
 	}
 	for i := range s.Metrics {
 		setStats(o, "", "_"+s.Metrics[i].Metric+"_ms", &s.Metrics[i], s.Percentiles)
-	}
-	if !opt.Detailed {
-		for _, k := range detailedKeys {
-			o.Delete(k)
-		}
 	}
 	if opt.Extras {
 		o.Set(ExtrasKey, extras(s, p))
