@@ -25,6 +25,10 @@ type Request struct {
 	// Messages, when non-nil, is sent as-is as the chat "messages" array
 	// (datasets that carry prebuilt conversations).
 	Messages []map[string]any
+	// PromptIDs, when non-nil, is sent as the completions "prompt" (a list
+	// of token ids, as vLLM sends pre-tokenized trace prompts) instead of
+	// Prompt; Prompt then holds their text for reports.
+	PromptIDs []int
 	// PromptLen is the client's token count of the prompt.
 	PromptLen int
 	// MaxTokens is the requested output length (max_tokens /

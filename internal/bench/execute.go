@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -130,6 +131,12 @@ func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
 func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
 	if p.Load.Users != nil {
 		return nil, nil, p.Load.Users.Validate()
+	}
+	if p.Schedule != nil {
+		if len(p.Schedule) != len(p.Requests) {
+			return nil, nil, fmt.Errorf("bench: %d requests but %d schedule offsets", len(p.Requests), len(p.Schedule))
+		}
+		return p.Schedule, nil, nil
 	}
 	plan, err := load.Schedule(len(p.Requests), p.Load.Arrivals)
 	if err != nil {

@@ -77,6 +77,9 @@ type Plan struct {
 	IDPrefix string
 	// Load is the arrival process and concurrency cap.
 	Load Load
+	// Schedule, when non-nil, gives each request's send offset (a replayed
+	// trace's timestamps) instead of Load.Arrivals.
+	Schedule []time.Duration
 	// NumWarmups, RequestTimeout and ReadyCheck are vLLM's
 	// --num-warmups, our --request-timeout and --ready-check-timeout-sec
 	// (0 = skip the check).
@@ -96,7 +99,7 @@ type Plan struct {
 // sweep calls it once per load level.
 func (p *Plan) Step(l Load, n int) *Plan {
 	q := *p
-	q.Load = l
+	q.Load, q.Schedule = l, nil
 	q.Requests = make([]backend.Request, n)
 	for i := range n {
 		r := p.Requests[i%len(p.Requests)]

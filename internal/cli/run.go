@@ -93,8 +93,13 @@ const maxNumPrompts = 1_000_000
 // validate checks the flags that need no network, returning *UsageError.
 func (o *runOptions) validate(cmd *cobra.Command) error {
 	f := &o.f
-	if _, err := bench.ParseKind(f.backend); err != nil {
+	kind, err := bench.ParseKind(f.backend)
+	if err != nil {
 		return &UsageError{Err: err}
+	}
+	if f.ds.Name == dataset.TimedTrace && kind != bench.OpenAICompletions {
+		// vLLM's words.
+		return usageErrorf("timed_trace dataset passes pre-tokenized prompts (list[int]) and requires a completions backend ('vllm' or 'openai').")
 	}
 	if f.ds.NumPrompts <= 0 || f.ds.NumPrompts > maxNumPrompts {
 		return usageErrorf("--num-prompts must be in 1..%d (got %d); split larger runs", maxNumPrompts, f.ds.NumPrompts)
@@ -587,7 +592,7 @@ func (o *runOptions) buildRequests(samples []dataset.Request, model, datasetName
 	// vLLM forces ignore_eos for the random dataset on OpenAI-compatible
 	// backends so outputs run to max_tokens.
 	ignoreEOS := f.ignoreEOS
-	if datasetName == dataset.Random && o.openAICompatible() {
+	if (datasetName == dataset.Random || datasetName == dataset.TimedTrace) && o.openAICompatible() {
 		ignoreEOS = true
 	}
 	reqs := make([]backend.Request, len(samples))
@@ -601,6 +606,7 @@ func (o *runOptions) buildRequests(samples []dataset.Request, model, datasetName
 			ID:        prefix + strconv.Itoa(i),
 			Model:     m,
 			Prompt:    s.Prompt,
+			PromptIDs: s.PromptIDs,
 			Messages:  s.Messages,
 			PromptLen: s.PromptLen,
 			MaxTokens: s.OutputLen,

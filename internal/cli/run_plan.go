@@ -74,7 +74,13 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	if err != nil {
 		return nil, err
 	}
+	sched, selfTimed := dataset.TraceSchedule(samples)
+	if selfTimed {
+		// vLLM's words: the trace's timestamps replace the arrival process.
+		fmt.Fprintln(errw, "Self timing is set, using the timestamps from the trace file.")
+	}
 	return &bench.Plan{
+		Schedule:       sched,
 		Kind:           ep.kind,
 		Backend:        ep.be,
 		Requests:       reqs,

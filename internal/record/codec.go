@@ -351,3 +351,16 @@ func fillParams(p *Params, n int) error {
 	}
 	return p.Validate()
 }
+
+// ReadHeader reads the header line of a JSON-lines records file.
+func ReadHeader(r io.Reader) (Header, error) {
+	first, err := bufio.NewReader(r).ReadBytes('\n')
+	if err != nil && err != io.EOF {
+		return Header{}, err
+	}
+	h := Header{Params: headerDefaults()}
+	if err := unmarshalLine(first, &h, true); err != nil {
+		return Header{}, fmt.Errorf("line 1 (header): %w", err)
+	}
+	return h, nil
+}

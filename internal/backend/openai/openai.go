@@ -252,7 +252,15 @@ func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
 		}
 		o.set("max_completion_tokens", req.MaxTokens)
 	} else {
-		o.set("prompt", req.Prompt)
+		if req.PromptIDs != nil {
+			ids := make([]any, len(req.PromptIDs))
+			for i, id := range req.PromptIDs {
+				ids[i] = id
+			}
+			o.set("prompt", ids)
+		} else {
+			o.set("prompt", req.Prompt)
+		}
 		o.set("repetition_penalty", 1.0)
 		o.set("max_tokens", req.MaxTokens)
 		if logprobs != nil {
