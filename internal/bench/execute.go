@@ -10,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/runner"
+	"github.com/llmbench/llmbench/internal/selfcheck"
 )
 
 // Hooks are a step's observers. Every field is optional.
@@ -30,6 +31,9 @@ type Hooks struct {
 	// InFlight, when set, counts requests in flight (warm-ups included)
 	// for live metrics; see runner.Config.InFlight.
 	InFlight *atomic.Int64
+	// OnOutcome, when set, sees the step's outcome (self-check included)
+	// once the timed run is over.
+	OnOutcome func(o *Outcome)
 }
 
 // Outcome is what Execute measured.
@@ -51,6 +55,20 @@ type Outcome struct {
 	Stream *record.Stream
 	// StreamErr is the first error writing Stream; the run went on.
 	StreamErr error
+	// SelfCheck is what the client measured about itself over the timed
+	// run, and Verdict its judgement (docs/fidelity.md).
+	SelfCheck selfcheck.Measurements
+	Verdict   selfcheck.Result
+	// Preconnected counts the connections Plan.Preconnect opened.
+	Preconnected int
+}
+
+// Preconnecter is a backend that can open its connections ahead of a run
+// (openai.Client).
+type Preconnecter interface {
+	// Preconnect opens n connections and keeps them idle; it returns how
+	// many the pool then holds.
+	Preconnect(ctx context.Context, n int) (int, error)
 }
 
 // ErrInterruptedEarly is returned when ctx is cancelled before the timed
@@ -64,8 +82,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	smp := newSampler()
 	rc := &runner.Config{
-		Backend:        p.Backend,
+		Backend:        tracedBackend{Backend: p.Backend, trace: smp.trace},
 		Requests:       p.Requests,
 		Schedule:       offsets,
 		MaxConcurrency: p.Load.MaxConcurrency,
@@ -83,6 +102,10 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		return nil, err
 	}
 	out := &Outcome{RampEvents: ramp}
+	if out.Preconnected, err = preconnect(ctx, p, h); err != nil {
+		return nil, err
+	}
+	smp.start()
 	rc.Origin = time.Now()
 	if h.OpenRecords != nil {
 		anchor := &record.Anchor{UnixNano: rc.Origin.UnixNano()}
@@ -104,9 +127,45 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	out.SelfCheck = smp.stop(p, res.Records)
+	out.Verdict = selfcheck.Judge(out.SelfCheck, selfcheck.DefaultThresholds)
 	out.Records, out.Start, out.Duration = res.Records, res.Start, res.Duration
 	out.Interrupted, out.NotSent = res.Interrupted, res.NotSent
+	if h.OnOutcome != nil {
+		h.OnOutcome(out)
+	}
 	return out, nil
+}
+
+// preconnect opens the plan's connections when it asks for them: as many
+// as requests can be in flight. A backend that cannot is noted, not an
+// error; a failure to connect is.
+func preconnect(ctx context.Context, p *Plan, h Hooks) (int, error) {
+	if !p.Preconnect {
+		return 0, nil
+	}
+	pc, ok := p.Backend.(Preconnecter)
+	if !ok {
+		if h.OnEvent != nil {
+			h.OnEvent("Note: this backend cannot preconnect; connections open during the run.")
+		}
+		return 0, nil
+	}
+	n := len(p.Requests)
+	if p.Load.MaxConcurrency > 0 {
+		n = min(n, p.Load.MaxConcurrency)
+	}
+	if u := p.Load.Users; u != nil {
+		n = u.Users
+	}
+	held, err := pc.Preconnect(ctx, n)
+	if err != nil {
+		return held, fmt.Errorf("preconnect: %d of %d connections open: %w", held, n, err)
+	}
+	if h.OnEvent != nil {
+		h.OnEvent(fmt.Sprintf("Preconnected: %d connections open before the run.", held))
+	}
+	return held, nil
 }
 
 // observe runs on the runner's collector goroutine for each record: it

@@ -86,6 +86,11 @@ type Plan struct {
 	NumWarmups     int
 	RequestTimeout time.Duration
 	ReadyCheck     time.Duration
+	// Preconnect opens as many connections as requests can be in flight
+	// before the timed run, when the backend can (Preconnecter), so TTFT
+	// leaves out connection set-up (docs/fidelity.md). Off by default, as
+	// in vLLM, whose TTFT includes it.
+	Preconnect bool
 	// Tokenizer counts the text of streams without usage; nil = none.
 	Tokenizer *tokenizer.Tokenizer
 	// Params describe the run for metrics and reports as far as they are

@@ -110,6 +110,9 @@ func (l *liveMetrics) hooks(h bench.Hooks) bench.Hooks {
 		}
 	}
 	h.InFlight = &l.inFlight
+	h.OnOutcome = func(o *bench.Outcome) {
+		l.exp.SetSelfCheck(o.SelfCheck.Values(), string(o.Verdict.Verdict))
+	}
 	return h
 }
 

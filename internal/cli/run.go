@@ -335,6 +335,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
+	if err := ensureFileLimit(o.concurrency()); err != nil {
+		return err
+	}
 	// stderr is written from more than one goroutine during the run (the
 	// progress bar, the interrupt note), so writes to it are serialised.
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
@@ -468,6 +471,7 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if err := report.WriteClientTiming(out, sum, o.f.fromIntended); err != nil {
 		return err
 	}
+	writeSelfCheck(out, outcome)
 	if plan.Tokenizer == nil && !o.f.skipTokenizer {
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
@@ -478,7 +482,7 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 // result's extra keys.
 func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (map[string]any, error) {
 	sum, out := s.Metrics, ui.out
-	extra := map[string]any{}
+	extra := map[string]any{selfCheckKey: selfCheckObject(outcome)}
 	if plan.Kind == bench.SageMaker {
 		extra["sagemaker"] = o.sm.resultInfo()
 		wallEnd := outcome.Start.Add(outcome.Duration)
@@ -522,7 +526,7 @@ func (o *runOptions) exitPolicy(outcome *bench.Outcome, sum *metrics.Summary) er
 				100*rate, sum.Failed, n, 100*o.f.maxErrorRate.v)}
 		}
 	}
-	return nil
+	return requireValid(o.f.requireValid, outcome)
 }
 
 func (o *runOptions) maxConcurrencyOrZero() int {
@@ -678,7 +682,7 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	}
 	// Sorted: the saved file must not depend on map iteration order.
 	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		obj.Set(k, extra[k])
+		setExtra(obj, k, extra[k])
 	}
 	path, err := report.SaveResult(f.resultDir, o.resultName(p), f.appendResult, obj)
 	if err != nil {

@@ -42,21 +42,26 @@ type runFlags struct {
 	ds dataset.Config
 
 	// Load shaping.
-	requestRate     floatOrInf
-	burstiness      floatOrInf
-	maxConcurrency  optInt
-	rampUpStrategy  string
-	rampUpStartRPS  optInt
-	rampUpEndRPS    optInt
-	ignoreEOS       bool
-	temperature     optFloat
-	topP            optFloat
-	topK            optInt
-	minP            optFloat
-	frequencyPen    optFloat
-	presencePen     optFloat
-	repetitionPen   optFloat
-	maxErrorRate    optFloat
+	requestRate    floatOrInf
+	burstiness     floatOrInf
+	maxConcurrency optInt
+	rampUpStrategy string
+	rampUpStartRPS optInt
+	rampUpEndRPS   optInt
+	ignoreEOS      bool
+	temperature    optFloat
+	topP           optFloat
+	topK           optInt
+	minP           optFloat
+	frequencyPen   optFloat
+	presencePen    optFloat
+	repetitionPen  optFloat
+	maxErrorRate   optFloat
+	// preconnect opens the connection pool before the timed run;
+	// requireValid exits 1 unless the self-check says valid (ours,
+	// docs/fidelity.md).
+	preconnect      bool
+	requireValid    bool
 	saveRecordsPath string
 
 	// Closed-loop users and time bounds (ours; see bindClosedLoopFlags).
@@ -188,6 +193,8 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
 	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")
+	fs.BoolVar(&f.preconnect, "preconnect", false, "open the connections before the timed run, so TTFT leaves out connection set-up (ours; vLLM's TTFT includes it)")
+	fs.BoolVar(&f.requireValid, "require-valid", false, "exit 1 unless the client's self-check verdict is valid (ours)")
 }
 
 // bindClosedLoopFlags declares the closed-loop user flags and the time

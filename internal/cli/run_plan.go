@@ -91,6 +91,7 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
 		Tokenizer:      tok,
 		Params:         o.recordParams(ep.modelID, tok != nil, tokID),
+		Preconnect:     f.preconnect,
 	}, nil
 }
 

@@ -238,6 +238,13 @@ func TestRunSavedResultRoundTrips(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	saved := readResult(t, filepath.Join(dir, "run.json"))
+	// The self-check measured the client while it ran; records do not
+	// carry it, so a recomputation cannot have it (docs/fidelity.md).
+	x := saved["llmbench"].(map[string]any)
+	if sc, ok := x["self_check"].(map[string]any); !ok || sc["verdict"] == nil {
+		t.Errorf("saved result has no llmbench.self_check verdict: %v", x["self_check"])
+	}
+	delete(x, "self_check")
 	code, js, errs := runCLI(t, "metrics", filepath.Join(dir, "run.records.jsonl"), "--format", "json")
 	if code != 0 {
 		t.Fatalf("metrics exit %d: %s", code, errs)

@@ -1,0 +1,74 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Preconnect opens n connections to the server and leaves them idle in the
+// client's pool, so that the timed run that follows does not pay for
+// connection set-up (llmbench run --preconnect; docs/fidelity.md). It sends
+// n GET requests for the models list (cheap on every OpenAI-compatible
+// server; a 404 opens a connection as well) at once, holding each
+// response until all n have one, so no request can reuse another's
+// connection. It returns how many connections the pool then holds idle
+// (n when every request succeeded: opened now, or already idle) and the
+// first error.
+func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	if c.tr.MaxIdleConnsPerHost < n {
+		c.tr.MaxIdleConnsPerHost = n // nothing else uses the pool now
+	}
+	var held atomic.Int64
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.modelsURL(), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header = c.header.Clone()
+	var (
+		answered, done sync.WaitGroup
+		release        = make(chan struct{})
+		mu             sync.Mutex
+		first          error
+	)
+	answered.Add(n)
+	for range n {
+		done.Go(func() {
+			resp, err := c.http.Do(req.Clone(ctx))
+			answered.Done()
+			<-release
+			if err != nil {
+				mu.Lock()
+				first = errors.Join(first, err)
+				mu.Unlock()
+				return
+			}
+			held.Add(1)
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+		})
+	}
+	answered.Wait()
+	close(release)
+	done.Wait()
+	if first != nil {
+		// One line: the same failure n times says nothing more.
+		first = errors.New(strings.SplitN(first.Error(), "\n", 2)[0])
+	}
+	return int(held.Load()), first
+}
+
+// modelsURL is the models list beside the API URL: .../v1/completions and
+// .../v1/chat/completions become .../v1/models.
+func (c *Client) modelsURL() string {
+	u := strings.TrimSuffix(c.url, "/completions")
+	u = strings.TrimSuffix(u, "/chat")
+	return u + "/models"
+}
