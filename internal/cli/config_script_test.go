@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,7 +27,12 @@ var csUpdate = flag.Bool("update", false, "rewrite golden files and the expected
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"llmbench": func() {
-			os.Exit(Main(context.Background(), "test", os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+			// Ctrl-C (SIGINT) ends the command gracefully, as in
+			// cmd/llmbench: calibrate stops its simulator so.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			code := Main(ctx, "test", os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+			stop()
+			os.Exit(code)
 		},
 	})
 }
