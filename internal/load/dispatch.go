@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -69,9 +70,14 @@ type Result struct {
 // Run sends requests at start + offsets[i], open loop: one dispatcher
 // goroutine waits for each absolute deadline on a single reused timer
 // (never a relative sleep, so waiting errors do not add up) and hands the
-// request over without waiting for anything. Each request then runs fn in
-// its own goroutine — at once, or after a slot frees up when
-// opts.MaxConcurrency > 0 (a FIFO queue served by MaxConcurrency workers).
+// request over without waiting for anything. A request that finds a free
+// slot (always, without opts.MaxConcurrency) runs fn at once in a goroutine
+// of its own, started by the dispatcher; one that finds all
+// opts.MaxConcurrency slots taken waits in a FIFO queue, and the request
+// that frees a slot runs the next in line on its own goroutine. No
+// channel or pre-started worker sits between the dispatcher and a free
+// slot, so a slot free from the start costs no hand-over
+// (docs/fidelity.md, "The hand-over").
 // A slow server therefore never delays the schedule; it only makes
 // requests queue, and Item.Acquired shows for how long.
 //
@@ -93,31 +99,16 @@ func Run(ctx context.Context, offsets []time.Duration, opts Options, fn func(ctx
 	if res.Start.IsZero() {
 		res.Start = time.Now()
 	}
-	var (
-		wg        sync.WaitGroup
-		mu        sync.Mutex // guards res.Abandoned
-		queue     chan Item
-		sent      int
-		sentMu    sync.Mutex
-		countSent = func() { sentMu.Lock(); sent++; sentMu.Unlock() }
-	)
-	if opts.MaxConcurrency > 0 {
-		// Capacity for every request: the dispatcher never blocks on it.
-		queue = make(chan Item, len(offsets))
-		for range min(opts.MaxConcurrency, len(offsets)) {
-			wg.Go(func() {
-				for it := range queue {
-					if ctx.Err() != nil {
-						mu.Lock()
-						res.Abandoned = append(res.Abandoned, it)
-						mu.Unlock()
-						continue
-					}
-					it.Acquired = time.Now()
-					countSent()
-					fn(ctx, it)
-				}
-			})
+	var wg sync.WaitGroup
+	var sent atomic.Int64
+	slots := newSlots(opts.MaxConcurrency)
+	// run serves it, then whatever waits for its slot, on this goroutine:
+	// a finished request hands its slot to the next in line without a
+	// channel hop or another goroutine.
+	run := func(it Item) {
+		for ok := true; ok; it, ok = slots.next(ctx) {
+			sent.Add(1)
+			fn(ctx, it)
 		}
 	}
 
@@ -140,22 +131,82 @@ func Run(ctx context.Context, offsets []time.Duration, opts Options, fn func(ctx
 			break
 		}
 		it := Item{Index: i, Intended: due, Arrived: time.Now()}
-		if queue != nil {
-			queue <- it
-			continue
+		// A free slot: the request starts now, on a goroutine of its own;
+		// else it waits in line (FIFO) for a finishing request's slot.
+		if slots.take(it) {
+			it.Acquired = it.Arrived
+			wg.Go(func() { run(it) })
 		}
-		it.Acquired = it.Arrived
-		countSent()
-		wg.Go(func() { fn(ctx, it) })
-	}
-	if queue != nil {
-		close(queue)
 	}
 	wg.Wait()
 	res.End = time.Now()
-	slices.SortFunc(res.Abandoned, func(a, b Item) int { return a.Index - b.Index })
-	res.Sent = sent
+	res.Abandoned = slots.abandon()
+	res.Sent = int(sent.Load())
 	return res
+}
+
+// slots is the concurrency cap: free slots and the requests waiting for
+// one, in arrival order. The zero cap never queues.
+type slots struct {
+	mu        sync.Mutex
+	capped    bool
+	free      int
+	queue     []Item
+	abandoned []Item
+}
+
+func newSlots(maxConcurrency int) *slots {
+	return &slots{capped: maxConcurrency > 0, free: maxConcurrency}
+}
+
+// take claims a slot for it (true), or queues it (false).
+func (s *slots) take(it Item) bool {
+	if !s.capped {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.free > 0 && len(s.queue) == 0 {
+		s.free--
+		return true
+	}
+	s.queue = append(s.queue, it)
+	return false
+}
+
+// next is called by a request that finished while holding a slot: it
+// returns the first queued request, stamped with the time it got the
+// slot, or frees the slot (false). Once ctx is done, queued requests are
+// abandoned instead of sent.
+func (s *slots) next(ctx context.Context) (Item, bool) {
+	if !s.capped {
+		return Item{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ctx.Err() != nil {
+		s.abandoned = append(s.abandoned, s.queue...)
+		s.queue = nil
+	}
+	if len(s.queue) == 0 {
+		s.free++
+		return Item{}, false
+	}
+	it := s.queue[0]
+	s.queue = s.queue[1:]
+	it.Acquired = time.Now()
+	return it, true
+}
+
+// abandon returns the requests that never got a slot (ctx done), in
+// index order; the run has ended.
+func (s *slots) abandon() []Item {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append(s.abandoned, s.queue...)
+	s.queue, s.abandoned = nil, nil
+	slices.SortFunc(out, func(a, b Item) int { return a.Index - b.Index })
+	return out
 }
 
 // Warmup sends n requests at once, at most maxConcurrency at a time (0: no
