@@ -26,6 +26,9 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if c.tr.MaxIdleConnsPerHost < n {
 		c.tr.MaxIdleConnsPerHost = n // nothing else uses the pool now
 	}
+	if d, ok := c.http.Transport.(*directTransport); ok {
+		d.setMaxIdle(n)
+	}
 	var held atomic.Int64
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.modelsURL(), nil)
 	if err != nil {

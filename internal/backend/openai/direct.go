@@ -1,0 +1,285 @@
+package openai
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// directTransport is an HTTP/1.1 round tripper for plain http:// URLs
+// that does everything on the calling goroutine: dial, write the request,
+// read the status line and headers, and — through the response body —
+// every chunk of the stream. net/http's Transport runs a dial goroutine
+// and a read and a write goroutine per connection and hands the request
+// and the response between them over channels; on a busy 2-core host each
+// hand-over waits in the run queue behind the other streams, and that wait
+// lands in TTFT (docs/fidelity.md, "The transport"). Parsing is net/http's
+// own (Request.Write, http.ReadResponse and its chunked body); this file
+// only keeps connections.
+//
+// It serves requests that need nothing else: http://, no proxy for the URL
+// (HTTP_PROXY/NO_PROXY as net/http reads them). Anything else goes to
+// fallback. Like the fallback it never retries a request that reached the
+// server; a request on a kept-alive connection that the server had
+// already closed (EOF before any byte of an answer) is sent once more on
+// a new connection, as net/http does.
+type directTransport struct {
+	fallback *http.Transport
+	// dial opens a connection (a net.Dialer's; tests replace it).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	mu      sync.Mutex
+	idle    map[string][]*directConn // by host:port, most recent last
+	maxIdle int                      // per host
+	// maxConns caps the connections per host, busy or idle (0 = no cap),
+	// like http.Transport.MaxConnsPerHost; open counts them and waiting
+	// holds the requests that wait for one, first come first served: a
+	// connection put back, or nil for leave to dial.
+	maxConns int
+	open     map[string]int
+	waiting  map[string][]chan *directConn
+	writers  sync.Pool // *bufio.Writer
+}
+
+// directConn is one kept connection and its read buffer.
+type directConn struct {
+	c  net.Conn
+	br *bufio.Reader
+}
+
+// directReadBuffer is each connection's read buffer: several SSE events;
+// reads larger than it go straight to the caller's buffer.
+const directReadBuffer = 4096
+
+func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: d.DialContext,
+		maxConns: fallback.MaxConnsPerHost, open: map[string]int{}, waiting: map[string][]chan *directConn{}}
+	t.writers.New = func() any { return bufio.NewWriterSize(nil, 4096) }
+	return t
+}
+
+// setMaxIdle raises the idle pool to at least n per host.
+func (t *directTransport) setMaxIdle(n int) {
+	t.mu.Lock()
+	t.maxIdle = max(t.maxIdle, n)
+	t.mu.Unlock()
+}
+
+// RoundTrip sends req; see directTransport.
+func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "http" || req.URL.User != nil {
+		return t.fallback.RoundTrip(req)
+	}
+	if p, err := t.fallback.Proxy(req); err != nil || p != nil {
+		return t.fallback.RoundTrip(req)
+	}
+	addr := req.URL.Host
+	if req.URL.Port() == "" {
+		addr = net.JoinHostPort(req.URL.Hostname(), "80")
+	}
+	for attempt := 0; ; attempt++ {
+		dc, err := t.get(req.Context(), addr)
+		if err != nil {
+			return nil, err
+		}
+		reused := dc != nil
+		if !reused {
+			c, err := t.dial(req.Context(), "tcp", addr)
+			if err != nil {
+				t.release(addr)
+				return nil, err
+			}
+			dc = &directConn{c: c, br: bufio.NewReaderSize(c, directReadBuffer)}
+		}
+		resp, err := t.exchange(req, dc, addr)
+		if err == nil {
+			return resp, nil
+		}
+		t.closeConn(addr, dc)
+		// A kept connection the server closed while idle: nothing reached
+		// it, so the request may go once more on a new connection.
+		if !reused || attempt > 0 || !errors.Is(err, errIdleClosed) || req.GetBody == nil {
+			return nil, err
+		}
+		body, gerr := req.GetBody()
+		if gerr != nil {
+			return nil, err
+		}
+		req.Body = body
+	}
+}
+
+// errIdleClosed marks an answer that ended before its first byte.
+var errIdleClosed = errors.New("connection closed before any response")
+
+// exchange writes req on dc and reads the response head; the body reads
+// from dc on the caller's goroutine. Cancelling req's context unblocks
+// any read or write by setting a past deadline.
+func (t *directTransport) exchange(req *http.Request, dc *directConn, addr string) (*http.Response, error) {
+	stop := context.AfterFunc(req.Context(), func() { _ = dc.c.SetDeadline(time.Unix(1, 0)) })
+	bw := t.writers.Get().(*bufio.Writer)
+	bw.Reset(dc.c)
+	err := req.Write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	bw.Reset(nil)
+	t.writers.Put(bw)
+	if err == nil {
+		if _, err = dc.br.Peek(1); err == io.EOF {
+			err = errIdleClosed
+		}
+	}
+	var resp *http.Response
+	if err == nil {
+		resp, err = http.ReadResponse(dc.br, req)
+	}
+	if err != nil {
+		stop()
+		if ctxErr := req.Context().Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, err
+	}
+	keep := !resp.Close && !req.Close && (resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
+	resp.Body = &directBody{rc: resp.Body, t: t, dc: dc, addr: addr, stop: stop, keep: keep, ctx: req.Context()}
+	return resp, nil
+}
+
+// directBody returns its connection to the pool when the body was read
+// to its end and the connection may be kept; otherwise closes it.
+type directBody struct {
+	rc   io.ReadCloser
+	t    *directTransport
+	dc   *directConn
+	addr string
+	stop func() bool
+	ctx  context.Context
+	keep bool
+	eof  bool
+	done bool
+}
+
+func (b *directBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.eof = true
+	} else if err != nil && b.ctx.Err() != nil {
+		// The past deadline set on cancellation shows as an i/o timeout;
+		// say what happened instead.
+		err = b.ctx.Err()
+	}
+	return n, err
+}
+
+func (b *directBody) Close() error {
+	if b.done {
+		return nil
+	}
+	b.done = true
+	err := b.rc.Close()
+	fired := !b.stop()
+	if b.eof && b.keep && !fired && b.t.put(b.addr, b.dc) {
+		return err
+	}
+	b.t.closeConn(b.addr, b.dc)
+	return err
+}
+
+// get takes the most recently used idle connection to addr; nil means
+// the caller may dial a new one (and must release it when it closes).
+// At maxConns it waits for a connection to come back or close.
+func (t *directTransport) get(ctx context.Context, addr string) (*directConn, error) {
+	t.mu.Lock()
+	if l := t.idle[addr]; len(l) > 0 {
+		dc := l[len(l)-1]
+		t.idle[addr] = l[:len(l)-1]
+		t.mu.Unlock()
+		return dc, nil
+	}
+	if t.maxConns <= 0 || t.open[addr] < t.maxConns {
+		t.open[addr]++
+		t.mu.Unlock()
+		return nil, nil
+	}
+	w := make(chan *directConn, 1)
+	t.waiting[addr] = append(t.waiting[addr], w)
+	t.mu.Unlock()
+	select {
+	case dc := <-w:
+		return dc, nil
+	case <-ctx.Done():
+	}
+	t.mu.Lock()
+	t.waiting[addr] = slices.DeleteFunc(t.waiting[addr], func(c chan *directConn) bool { return c == w })
+	t.mu.Unlock()
+	select {
+	case dc := <-w: // handed over just before it was withdrawn: pass it on
+		if dc != nil && t.put(addr, dc) {
+			return nil, ctx.Err()
+		}
+		if dc != nil {
+			dc.c.Close()
+		}
+		t.release(addr)
+	default:
+	}
+	return nil, ctx.Err()
+}
+
+// put hands dc to the first waiting request, or keeps it idle unless the
+// pool for addr is full (false: the caller closes it).
+func (t *directTransport) put(addr string, dc *directConn) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ws := t.waiting[addr]; len(ws) > 0 {
+		t.waiting[addr] = ws[1:]
+		ws[0] <- dc
+		return true
+	}
+	if len(t.idle[addr]) >= t.maxIdle {
+		return false
+	}
+	t.idle[addr] = append(t.idle[addr], dc)
+	return true
+}
+
+// closeConn closes dc and gives its place to a waiting request.
+func (t *directTransport) closeConn(addr string, dc *directConn) {
+	dc.c.Close()
+	t.release(addr)
+}
+
+// release frees one connection's place for addr: the first waiting
+// request may dial.
+func (t *directTransport) release(addr string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if ws := t.waiting[addr]; len(ws) > 0 {
+		t.waiting[addr] = ws[1:]
+		ws[0] <- nil // its place: open stays as it is
+		return
+	}
+	t.open[addr]--
+}
+
+// CloseIdleConnections closes the kept connections (and the fallback's).
+func (t *directTransport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = map[string][]*directConn{}
+	t.mu.Unlock()
+	for addr, l := range idle {
+		for _, dc := range l {
+			t.closeConn(addr, dc)
+		}
+	}
+	t.fallback.CloseIdleConnections()
+}

@@ -1,0 +1,220 @@
+package openai
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countConns makes srv count the connections it accepts.
+func countConns(srv *httptest.Server) *atomic.Int64 {
+	var n atomic.Int64
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			n.Add(1)
+		}
+	}
+	return &n
+}
+
+func directClient() (*http.Client, *directTransport) {
+	t := newDirectTransport(NewTransport(0, true), 8)
+	return &http.Client{Transport: t}, t
+}
+
+func get(t *testing.T, c *http.Client, ctx context.Context, url string) (string, error) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"x":1}`))
+	resp, err := c.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// TestDirectKeepsConnections: chunked, sized and empty answers read to
+// the end leave their connection for the next request; one the server
+// marks Connection: close does not.
+func TestDirectKeepsConnections(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		switch r.URL.Path {
+		case "/chunked":
+			for i := range 3 {
+				fmt.Fprintf(w, "data: %d %s\n\n", i, body)
+				w.(http.Flusher).Flush()
+			}
+		case "/sized":
+			w.Header().Set("Content-Length", "2")
+			_, _ = w.Write([]byte("ok"))
+		case "/close":
+			w.Header().Set("Connection", "close")
+			_, _ = w.Write([]byte("bye"))
+		}
+	}))
+	conns := countConns(srv)
+	srv.Start()
+	defer srv.Close()
+	c, tr := directClient()
+	defer tr.CloseIdleConnections()
+	for _, p := range []string{"/chunked", "/sized", "/chunked", "/sized"} {
+		got, err := get(t, c, t.Context(), srv.URL+p)
+		if err != nil || got == "" {
+			t.Fatalf("%s: %q %v", p, got, err)
+		}
+	}
+	if got, _ := get(t, c, t.Context(), srv.URL+"/chunked"); got != "data: 0 {\"x\":1}\n\ndata: 1 {\"x\":1}\n\ndata: 2 {\"x\":1}\n\n" {
+		t.Errorf("chunked body %q", got)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections for five requests in a row, want 1", n)
+	}
+	_, _ = get(t, c, t.Context(), srv.URL+"/close")
+	_, _ = get(t, c, t.Context(), srv.URL+"/sized")
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want a new one after Connection: close", n)
+	}
+}
+
+// TestDirectRetriesStaleConnection: the server closed a kept connection
+// while it was idle; the request goes once more on a new one.
+func TestDirectRetriesStaleConnection(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			go func() {
+				defer c.Close() // one answer per connection, though it says keep-alive
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				_, _ = io.Copy(io.Discard, req.Body)
+				_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}()
+		}
+	}()
+	c, tr := directClient()
+	defer tr.CloseIdleConnections()
+	url := "http://" + ln.Addr().String() + "/"
+	for i := range 3 {
+		if got, err := get(t, c, t.Context(), url); err != nil || got != "ok" {
+			t.Fatalf("request %d: %q %v", i, got, err)
+		}
+		time.Sleep(10 * time.Millisecond) // let the server's close arrive
+	}
+	if n := accepted.Load(); n != 3 {
+		t.Errorf("%d connections, want 3", n)
+	}
+}
+
+// TestDirectCancel: cancelling the context mid-stream ends the body read
+// at once with the context's error, not an i/o timeout.
+func TestDirectCancel(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, "data: 1\n\n")
+		w.(http.Flusher).Flush()
+		<-release
+	}))
+	defer srv.Close()
+	defer close(release)
+	c, tr := directClient()
+	defer tr.CloseIdleConnections()
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, nil)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 64)
+	if n, err := resp.Body.Read(buf); err != nil || n == 0 {
+		t.Fatalf("first read %d %v", n, err)
+	}
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err = io.ReadAll(resp.Body)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("read after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// TestDirectFallback: https goes through net/http's transport.
+func TestDirectFallback(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "tls") }))
+	defer srv.Close()
+	fb := NewTransport(0, true)
+	fb.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // test server
+	tr := newDirectTransport(fb, 8)
+	defer tr.CloseIdleConnections()
+	if got, err := get(t, &http.Client{Transport: tr}, t.Context(), srv.URL); err != nil || got != "tls" {
+		t.Errorf("https: %q %v", got, err)
+	}
+}
+
+// FuzzDirectResponse: whatever a server answers, the transport returns a
+// response or an error, never panics or hangs, and keeps a connection
+// only after a complete, well-framed answer.
+func FuzzDirectResponse(f *testing.F) {
+	for _, s := range []string{
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 200 OK\r\n\r\nuntil close",
+		"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n",
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+		"HTTP/1.0 200 OK\r\n\r\nx",
+		"garbage",
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, answer []byte) {
+		tr := newDirectTransport(NewTransport(0, false), 4)
+		tr.dial = func(context.Context, string, string) (net.Conn, error) {
+			client, srv := net.Pipe()
+			go func() {
+				_, _ = http.ReadRequest(bufio.NewReader(srv))
+				_, _ = srv.Write(answer)
+				_ = srv.Close()
+			}()
+			return client, nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://fuzz.invalid/v1/completions", strings.NewReader("{}"))
+		resp, err := tr.RoundTrip(req)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("hung on %q", answer)
+		}
+		tr.CloseIdleConnections()
+	})
+}
