@@ -112,18 +112,24 @@ func histQuantile(counts []uint64, buckets []float64, q float64) time.Duration {
 	return 0
 }
 
-// dispatchFigures fills the dispatch lag p99 (arrival − intended), the
-// target and achieved rates and the events (token chunks stamped) from
-// the records.
+// dispatchFigures fills the dispatch lag p99, the target and achieved
+// rates and the events (token chunks stamped) from the records. The lag
+// is the table's (internal/metrics): sent − intended, less the wait for a
+// slot under --max-concurrency; without a cap, the time a request's
+// goroutine waited to run is the client's own lag.
 func dispatchFigures(m *selfcheck.Measurements, p *Plan, recs []record.Record) {
 	lags := make([]float64, 0, len(recs))
 	last := 0.0
+	capped := p.Load.MaxConcurrency > 0
 	for i := range recs {
 		r := &recs[i]
 		if r.TTFT > 0 {
 			m.Events += int64(1 + len(r.ITL))
 		}
-		arrived := r.StartTime - r.QueueTime
+		arrived := r.StartTime
+		if capped {
+			arrived -= r.QueueTime
+		}
 		last = max(last, arrived)
 		if r.IntendedTime != nil {
 			lags = append(lags, max(0, arrived-*r.IntendedTime))
