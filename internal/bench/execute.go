@@ -90,7 +90,14 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	rc.OnDone = func(r *record.Record) { out.observe(p, h, r) }
+	runCtx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	watch := &failWatch{n: p.AbortAfter, abort: abort}
+	rc.OnDone = func(r *record.Record) {
+		out.observe(p, h, r)
+		watch.see(r)
+	}
+	ctx = runCtx
 	var res *runner.Result
 	if u := p.Load.Users; u != nil {
 		uu, n := *u, len(p.Requests)
@@ -103,6 +110,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if e := (*EndpointError)(nil); errors.As(context.Cause(runCtx), &e) {
+		return nil, e
 	}
 	out.Records, out.Start, out.Duration = res.Records, res.Start, res.Duration
 	out.Interrupted, out.NotSent = res.Interrupted, res.NotSent

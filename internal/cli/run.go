@@ -26,6 +26,7 @@ import (
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/hfhub"
+	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
@@ -372,6 +373,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec); err != nil {
 		return err
 	}
+	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
+		return err
+	}
 	return o.exitPolicy(outcome, sum.Metrics)
 }
 
@@ -432,6 +436,9 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 	if errors.Is(err, bench.ErrInterruptedEarly) {
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
 	}
+	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
+		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + o.endpointHint(plan, e)}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -445,10 +452,14 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 // render prints the warnings, the failures, vLLM's table and our sections.
 func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) error {
 	sum, out := s.Metrics, ui.out
-	if err := report.WriteWarnings(ui.errw, sum); err != nil {
+	failures, canceled := failuresView(sum, outcome)
+	if err := report.WriteWarnings(ui.errw, failures); err != nil {
 		return err
 	}
-	if err := report.WriteFailures(out, sum); err != nil {
+	if canceled > 0 {
+		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, runner.DefaultGrace)
+	}
+	if err := report.WriteFailures(out, failures); err != nil {
 		return err
 	}
 	if err := report.WriteTable(out, sum, &s.Params); err != nil {
@@ -472,6 +483,46 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
 	return nil
+}
+
+// firstError is the first failed record's error text.
+func firstError(outcome *bench.Outcome) string {
+	for i := range outcome.Records {
+		if r := &outcome.Records[i]; !r.Success {
+			return oneLine(r.Error)
+		}
+	}
+	return "none"
+}
+
+// failuresView is the summary the failure lines and warnings are printed
+// from: after an interrupt, the requests the interrupt itself canceled are
+// counted apart (a "misconfiguration" warning and ten canceled lines would
+// blame the wrong thing). The table is always printed from the summary.
+func failuresView(sum *metrics.Summary, outcome *bench.Outcome) (*metrics.Summary, int) {
+	if !outcome.Interrupted {
+		return sum, 0
+	}
+	v := *sum
+	v.FailedErrors, v.Warnings = nil, nil
+	canceled := 0
+	for i := range outcome.Records {
+		r := &outcome.Records[i]
+		switch {
+		case r.Success:
+		case r.ErrorClass == record.ErrCanceled:
+			canceled++
+		case len(v.FailedErrors) < 10:
+			v.FailedErrors = append(v.FailedErrors, r.Error)
+		}
+	}
+	v.Failed -= canceled
+	for _, w := range sum.Warnings {
+		if w != metrics.AllFailedWarning || v.Failed > 0 {
+			v.Warnings = append(v.Warnings, w)
+		}
+	}
+	return &v, canceled
 }
 
 // afterRun adds the SageMaker sections (CloudWatch, cost) and returns the
@@ -515,6 +566,9 @@ func (o *runOptions) exitPolicy(outcome *bench.Outcome, sum *metrics.Summary) er
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	}
 	n := len(outcome.Records)
+	if n > 0 && sum.Completed == 0 {
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)", sum.Failed, n, firstError(outcome))}
+	}
 	if o.f.maxErrorRate.set && n > 0 {
 		rate := float64(sum.Failed) / float64(n)
 		if rate > o.f.maxErrorRate.v {
@@ -689,6 +743,24 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	}
 	fmt.Fprintf(out, "Result saved to %s\n", path)
 	rec.removeTemp()
+	return nil
+}
+
+// writeHTML writes --html: the run page of the report, from the records
+// in memory (so it needs no saved file).
+func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.Outcome, extra map[string]any) error {
+	path := o.f.htmlPath
+	if path == "" {
+		return nil
+	}
+	name := o.resultName(&s.Params)
+	err := writeFileWith(path, func(w io.Writer) error {
+		return htmlreport.WriteRun(w, name, s.Metrics, &s.Params, outcome.Records, extra, htmlreport.Options{Title: "llmbench run: " + name})
+	})
+	if err != nil {
+		return fmt.Errorf("writing the HTML report: %w", err)
+	}
+	fmt.Fprintf(out, "HTML report written to %s\n", path)
 	return nil
 }
 

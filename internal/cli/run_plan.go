@@ -86,12 +86,26 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 		Requests:       reqs,
 		IDPrefix:       prefix,
 		Load:           bench.Load{Arrivals: o.arrivals(), MaxConcurrency: o.maxConcurrencyOrZero(), Duration: f.duration, Users: users},
+		AbortAfter:     abortAfter(len(reqs)),
 		NumWarmups:     f.numWarmups,
 		RequestTimeout: f.requestTimeout,
 		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
 		Tokenizer:      tok,
 		Params:         o.recordParams(ep.modelID, tok != nil, tokID),
 	}, nil
+}
+
+// earlyFailures is how many requests must fail alike, with nothing else
+// finished, before a run stops as misconfigured (bench.Plan.AbortAfter).
+const earlyFailures = 5
+
+// abortAfter is bench.Plan.AbortAfter for a run of n requests: off for
+// small runs, which fail fast anyway and print their full table.
+func abortAfter(n int) int {
+	if n <= 2*earlyFailures {
+		return 0
+	}
+	return earlyFailures
 }
 
 // newEndpoint builds the backend the flags name.
@@ -148,6 +162,14 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 	})
 	if err != nil {
 		return nil, &UsageError{Err: err}
+	}
+	if f.readyCheckSec == 0 {
+		// Without a ready check nobody waits for the server: a refused
+		// connection now would only fail every request later.
+		if err := probeServer(ctx, o.baseURL()); err != nil {
+			c.Close()
+			return nil, err
+		}
 	}
 	ep := &endpoint{kind: kind, be: c, close: c.Close, http: c, modelID: f.model}
 	if ep.modelID == "" {

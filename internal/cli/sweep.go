@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/load"
 )
 
@@ -303,6 +304,15 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 		return fmt.Errorf("saving the sweep: %w", err)
 	}
 	fmt.Fprintf(d.ui.out, "Sweep saved to %s (rows: %s; step results in %s/)\n", path, csvPath, d.dir)
+	if h := d.o.f.htmlPath; h != "" {
+		err := writeFileWith(h, func(w io.Writer) error {
+			return htmlreport.WriteFiles(w, []string{path}, htmlreport.Options{Title: "llmbench sweep: " + d.label()})
+		})
+		if err != nil {
+			return fmt.Errorf("writing the HTML report: %w", err)
+		}
+		fmt.Fprintf(d.ui.out, "HTML report written to %s\n", h)
+	}
 	if d.stopped != "" {
 		fmt.Fprintf(d.ui.out, "Note: the sweep stopped early: %s.\n", d.stopped)
 	}
