@@ -84,8 +84,8 @@ simulator on this machine.`,
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetGlobalNormalizationFunc(normalizeFlag)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &UsageError{Err: err}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &UsageError{Err: suggestFlag(cmd, err)}
 	})
 	root.AddCommand(
 		// Subcommands register here, one constructor each.
@@ -99,6 +99,12 @@ simulator on this machine.`,
 		newCompareCmd(env),
 		newReportCmd(env),
 	)
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "run", "demo", "sweep":
+			c.SetHelpFunc(groupedHelp)
+		}
+	}
 	return root
 }
 

@@ -61,14 +61,16 @@ line written for vLLM's tool runs here unchanged.
 Backends: openai/vllm (/v1/completions), openai-chat (/v1/chat/completions),
 sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 		Example: `  # a vLLM server on this machine, 200 requests at 10 req/s
-  llmbench run --model meta-llama/Llama-3.1-8B-Instruct --request-rate 10 --num-prompts 200
+  llmbench run --model meta-llama/Llama-3.1-8B-Instruct \
+    --request-rate 10 --num-prompts 200
 
   # chat endpoint, capped concurrency, SLOs and saved results
-  llmbench run --backend openai-chat --endpoint /v1/chat/completions --base-url http://127.0.0.1:8000 \
+  llmbench run --backend openai-chat --base-url http://127.0.0.1:8000 \
     --max-concurrency 32 --goodput ttft:500 tpot:30 --save-result --save-detailed
 
   # a SageMaker real-time endpoint
-  llmbench run --backend sagemaker --endpoint-name my-endpoint --region us-east-1 --num-prompts 100`,
+  llmbench run --backend sagemaker --endpoint-name my-endpoint \
+    --region us-east-1 --num-prompts 100`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			done, err := o.resolveConfig(cmd, args, env)

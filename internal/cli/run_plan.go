@@ -62,6 +62,14 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	if err != nil {
 		return nil, err
 	}
+	if ep.http != nil && f.readyCheckSec == 0 {
+		// Without a ready check nobody waits for the server: a refused
+		// connection now would only fail every request later (and first
+		// muddle the /tokenize comparison).
+		if err := probeServer(ctx, o.baseURL()); err != nil {
+			return nil, err
+		}
+	}
 	if samples, err = o.alignPrompts(ctx, env, ep, tok, samples, dsName, errw); err != nil {
 		return nil, err
 	}
@@ -162,14 +170,6 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 	})
 	if err != nil {
 		return nil, &UsageError{Err: err}
-	}
-	if f.readyCheckSec == 0 {
-		// Without a ready check nobody waits for the server: a refused
-		// connection now would only fail every request later.
-		if err := probeServer(ctx, o.baseURL()); err != nil {
-			c.Close()
-			return nil, err
-		}
 	}
 	ep := &endpoint{kind: kind, be: c, close: c.Close, http: c, modelID: f.model}
 	if ep.modelID == "" {

@@ -34,13 +34,20 @@ func fakeAWSEnv(t *testing.T) {
 }
 
 // runRecords runs llmbench run with args plus --save-records and returns
-// the records and stdout.
+// the records and stdout; the run must exit 0.
 func runRecords(t *testing.T, args ...string) ([]record.Record, string) {
 	t.Helper()
+	return runRecordsExit(t, 0, args...)
+}
+
+// runRecordsExit is runRecords for a run that must exit with code (1: no
+// request succeeded).
+func runRecordsExit(t *testing.T, code int, args ...string) ([]record.Record, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "recs.jsonl")
-	code, out, errs := runCLI(t, append(append([]string{"run"}, args...), "--disable-tqdm", "--save-records", path)...)
-	if code != 0 {
-		t.Fatalf("run %q: exit %d\n%s\n%s", args, code, out, errs)
+	got, out, errs := runCLI(t, append(append([]string{"run"}, args...), "--disable-tqdm", "--save-records", path)...)
+	if got != code {
+		t.Fatalf("run %q: exit %d, want %d\n%s\n%s", args, got, code, out, errs)
 	}
 	_, recs, _, err := record.ReadFile(path)
 	if err != nil {
@@ -257,7 +264,7 @@ func TestRunSageMakerFaults(t *testing.T) {
 			args := append([]string{"--backend", "sagemaker", "--endpoint-name", "bench-ep", "--endpoint-url", srv.URL,
 				"--region", "us-east-1", "--model", "llmbench-sim", "--num-prompts", "6", "--max-concurrency", "3",
 				"--random-input-len", "10", "--random-output-len", "8"}, tt.extra...)
-			recs, out := runRecords(t, args...)
+			recs, out := runRecordsExit(t, 1, args...) // every request fails
 			if len(recs) != 6 {
 				t.Fatalf("%d records, want 6", len(recs))
 			}
