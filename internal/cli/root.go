@@ -111,7 +111,12 @@ simulator on this machine.`,
 // Main runs llmbench with args and returns the process exit code: 0 on
 // success, 2 for bad input, 1 for any other failure.
 func Main(ctx context.Context, version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv, Version: version}
+	return mainEnv(ctx, &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv, Version: version}, args)
+}
+
+// mainEnv is Main with the environment given (tests replace Getenv).
+func mainEnv(ctx context.Context, env *Env, args []string) int {
+	stderr := env.Stderr
 	root := NewRootCmd(env)
 	root.SetArgs(expandNargs(args))
 	err := root.ExecuteContext(ctx)

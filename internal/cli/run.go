@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -66,7 +67,8 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 
   # chat endpoint, capped concurrency, SLOs and saved results
   llmbench run --backend openai-chat --base-url http://127.0.0.1:8000 \
-    --max-concurrency 32 --goodput ttft:500 tpot:30 --save-result --save-detailed
+    --max-concurrency 32 --goodput ttft:500 tpot:30 \
+    --save-result --save-detailed
 
   # a SageMaker real-time endpoint
   llmbench run --backend sagemaker --endpoint-name my-endpoint \
@@ -598,11 +600,12 @@ func meanMs(s *metrics.Summary, name string) float64 {
 	return math.NaN()
 }
 
-// loadTokenizer resolves the tokenizer the way vLLM does (--tokenizer, else
-// the model's). An explicit --tokenizer that fails is an error; the model's
-// own that cannot be had gives nil and a note: the run goes on with the
-// server's usage counts.
-func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string) (tok *tokenizer.Tokenizer, id, note string, err error) {
+// loadTokenizer resolves the tokenizer the way vLLM does (--tokenizer,
+// else the model's). An explicit --tokenizer that fails is an error; the
+// model's own that cannot be had gives nil and a note: the run goes on
+// with the server's usage counts. A server that names its tokenizer in
+// /v1/models (llmbench sim does) is taken at its word first.
+func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, ep *endpoint) (tok *tokenizer.Tokenizer, id, note string, err error) {
 	f := &o.f
 	if f.skipTokenizer {
 		return nil, "", "", nil
@@ -610,7 +613,11 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 	name := f.tokenizer
 	explicit := name != ""
 	if !explicit {
-		name = modelID
+		hinted, hintNote := o.serverTokenizer(ctx, env, ep)
+		if hintNote != "" {
+			return nil, "", hintNote, nil
+		}
+		name = cmp.Or(hinted, ep.modelID)
 	}
 	if name == "" {
 		return nil, "", "Note: no tokenizer (no --tokenizer and no model id).", nil
@@ -620,11 +627,62 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 	tok, err = tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev, Hub: hfhub.FromEnv(env.Getenv)})
 	if err != nil {
 		if explicit {
-			return nil, "", "", tokenizerError(fmt.Errorf("--tokenizer %s: %w", name, err))
+			return nil, "", "", tokenizerError(fmt.Errorf("--tokenizer %s: %w%s", name, err, offlineHint(err)))
 		}
-		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%v); pass --tokenizer to count tokens exactly.", name, oneLine(err.Error())), nil
+		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%s); pass --tokenizer to count tokens exactly (a tokenizer.json, a folder, a Hugging Face id, or builtin:gpt2).", name, tokenizerFailure(err)), nil
 	}
-	return tok, tok.ID(), "", nil
+	if !explicit && name != ep.modelID {
+		note = fmt.Sprintf("Note: counting tokens with %s, the tokenizer the server names in /v1/models.", name)
+	}
+	return tok, tok.ID(), note, nil
+}
+
+// serverTokenizer asks an HTTP server's /v1/models which tokenizer it
+// counts with (the llmbench_tokenizer field llmbench sim sends; vLLM sends
+// none). "words" means it counts one token per word, which no tokenizer
+// file reproduces: then a short note replaces the hub look-up.
+func (o *runOptions) serverTokenizer(ctx context.Context, env *Env, ep *endpoint) (name, note string) {
+	if ep.http == nil {
+		return "", ""
+	}
+	mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	models, err := openai.ListModels(mctx, ep.http.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
+	if err != nil || len(models) == 0 {
+		return "", ""
+	}
+	switch t := models[0].Tokenizer; t {
+	case "":
+		return "", ""
+	case "words":
+		return "", "Note: the server (llmbench sim) counts one token per word, so prompt lengths are approximate; for exact counts start it with --tokenizer builtin:gpt2 and pass the same --tokenizer here."
+	default:
+		return t, ""
+	}
+}
+
+// tokenizerFailure says in a few words why a tokenizer could not be had.
+func tokenizerFailure(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "no such host"), strings.Contains(msg, "dial tcp"), strings.Contains(msg, "connection refused"),
+		strings.Contains(msg, "i/o timeout"), errors.Is(err, context.DeadlineExceeded):
+		return "not in the Hugging Face cache, and the hub could not be reached"
+	case strings.Contains(msg, "404"), strings.Contains(msg, "not found"):
+		return "no such repository or file on the hub"
+	case strings.Contains(msg, "401"), strings.Contains(msg, "403"):
+		return "the hub refused access (gated model? set HF_TOKEN)"
+	}
+	return oneLine(msg)
+}
+
+// offlineHint points at the built-in tokenizer when the hub was out of
+// reach.
+func offlineHint(err error) string {
+	if tokenizerFailure(err) == "not in the Hugging Face cache, and the hub could not be reached" {
+		return " (offline? --tokenizer builtin:gpt2 is GPT-2's tokenizer built into llmbench; a tokenizer.json path works too)"
+	}
+	return ""
 }
 
 // datasetConfig maps the flags onto the dataset package's config.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +52,7 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	if m := f.tokenizerMode; m != "auto" && m != "hf" && !f.skipTokenizer {
 		fmt.Fprintf(errw, "Warning: --tokenizer-mode %s is not supported: tokens are counted with the Hugging Face tokenizer.json, which may count differently\n", m)
 	}
-	tok, tokID, tokNote, err := o.loadTokenizer(ctx, env, ep.modelID)
+	tok, tokID, tokNote, err := o.loadTokenizer(ctx, env, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +260,10 @@ func (o *runOptions) alignPrompts(ctx context.Context, env *Env, ep *endpoint, t
 		return nil, err
 	}
 	for _, w := range awarn {
+		// The count check above already said the tokenizers differ.
+		if len(twarn) > 0 && strings.HasPrefix(w, "tokenizer mismatch") {
+			continue
+		}
 		fmt.Fprintln(errw, "Warning:", w)
 	}
 	return aligned, nil
