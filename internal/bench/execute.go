@@ -17,6 +17,9 @@ type Hooks struct {
 	// OnEvent receives one-line notes on the phases ("Warmup run
 	// completed.").
 	OnEvent func(msg string)
+	// OnStart is called with the instant dispatch starts (after the
+	// warm-ups), just before the first request goes out.
+	OnStart func(start time.Time)
 	// OnRecord sees each record as it completes, from one goroutine that
 	// is not on any request's path (progress, live metrics). It must not
 	// block for long.
@@ -98,6 +101,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		watch.see(r)
 	}
 	ctx = runCtx
+	if h.OnStart != nil {
+		h.OnStart(rc.Origin)
+	}
 	var res *runner.Result
 	if u := p.Load.Users; u != nil {
 		uu, n := *u, len(p.Requests)

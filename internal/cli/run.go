@@ -430,10 +430,15 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
 	})
 	defer stopNote()
-	bar := newProgress(ui.tty, ui.errw, len(plan.Requests), o.f.disableTqdm)
+	total := len(plan.Requests)
+	if plan.Load.Duration > 0 {
+		total = 0 // bounded by time: the count is not known
+	}
+	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
 	outcome, err := bench.Execute(ctx, plan, o.live.hooks(bench.Hooks{
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
-		OnRecord:    func(*record.Record) { bar.add() },
+		OnStart:     bar.begin,
+		OnRecord:    bar.add,
 		OpenRecords: rec.open,
 	}))
 	bar.finish()
