@@ -180,7 +180,7 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 // checkClosedLoop checks --users and its companions.
 func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
 	f := &o.f
-	changed := func(name string) bool { return cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name) }
+	changed := func(name string) bool { return o.userSet(cmd, name) }
 	if f.users < 0 || f.spawnRate < 0 || f.duration < 0 || f.warmupDuration < 0 {
 		return usageErrorf("--users, --spawn-rate, --duration and --warmup-duration must not be negative")
 	}
@@ -204,6 +204,18 @@ func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
 		return usageErrorf("--warmup-duration needs a longer --duration")
 	}
 	return nil
+}
+
+// userSet reports whether the user gave flag name (on the command line or
+// after "--"), as opposed to config.yaml or a default.
+func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
+	if cmd.Flags().Lookup(name) == nil || !cmd.Flags().Changed(name) {
+		return false
+	}
+	if src, ok := o.cfg.sources[name]; ok {
+		return src == srcFlag || src == srcDash
+	}
+	return true
 }
 
 // users is the closed-loop configuration of --users; nil without it.
