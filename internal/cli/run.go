@@ -357,7 +357,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
 	plan, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	defer closeBE()
 	if o.live, err = startLive(ctx, o.m, plan, ui.out); err != nil {
@@ -400,6 +400,16 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 type console struct {
 	out, errw io.Writer
 	tty       io.Writer
+}
+
+// interruptedOr turns a failure caused by Ctrl-C before the timed run
+// (say, while prompts were being aligned with the server's /tokenize)
+// into the documented exit code 130; any other error is returned as is.
+func interruptedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Msg: "interrupted before the benchmark started; nothing was measured"}
+	}
+	return err
 }
 
 // checkAll runs every check that needs no network.

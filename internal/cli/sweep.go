@@ -186,7 +186,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
 	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	defer closeBE()
 	if o.live, err = startLive(ctx, o.m, base, ui.out); err != nil {
