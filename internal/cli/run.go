@@ -490,24 +490,18 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if canceled > 0 {
 		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, runner.DefaultGrace)
 	}
-	if err := report.WriteFailures(out, failures); err != nil {
-		return err
-	}
-	if err := report.WriteTable(out, sum, &s.Params); err != nil {
-		return err
+	opt := report.RunReportOptions{Title: report.StreamSpecifics, FromIntended: o.f.fromIntended, Failures: failures}
+	if plan.Kind == bench.SageMaker {
+		opt.Title = report.SageMakerSpecifics
 	}
 	if outcome.Interrupted {
-		// Also on stdout: a table redirected to a file must say it is partial.
-		fmt.Fprintf(out, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(outcome.Records), len(plan.Requests))
+		opt.AfterTable = func(w io.Writer) error {
+			// Also on stdout: a table redirected to a file must say it is partial.
+			_, err := fmt.Fprintf(w, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(outcome.Records), len(plan.Requests))
+			return err
+		}
 	}
-	title := report.StreamSpecifics
-	if plan.Kind == bench.SageMaker {
-		title = report.SageMakerSpecifics
-	}
-	if err := report.WriteSpecifics(out, title, sum); err != nil {
-		return err
-	}
-	if err := report.WriteClientTiming(out, sum, o.f.fromIntended); err != nil {
+	if err := report.WriteRunReport(out, sum, &s.Params, opt); err != nil {
 		return err
 	}
 	if plan.Tokenizer == nil && !o.f.skipTokenizer {
