@@ -43,8 +43,22 @@ const (
 	// error object, or finish_reason "error"): generation stopped early.
 	ErrServer   = "server_error"
 	ErrCanceled = "canceled"
-	ErrOther    = "other"
+	// ErrResponseTooLarge: the response outgrew what one request may hold
+	// in memory (generated text and chunk stamps; see the backends'
+	// MaxResponseBytes). Timing measured until then is kept.
+	ErrResponseTooLarge = "response_too_large"
+	// ErrOther: anything else, notably a redirect (never followed: a
+	// redirected benchmark POST goes to a misconfigured URL).
+	ErrOther = "other"
 )
+
+// Classes lists the transport-independent error classes above, in the
+// order the README names them.
+var Classes = []string{
+	ErrHTTP4xx, ErrHTTP429, ErrHTTP5xx, ErrTimeout, ErrConnection,
+	ErrStreamTruncated, ErrMalformedStream, ErrNoContent, ErrServer,
+	ErrResponseTooLarge, ErrCanceled, ErrOther,
+}
 
 // Record is one request's outcome. Times are seconds on one monotonic clock
 // per run (origin arbitrary, usually the run's start); durations are seconds.
