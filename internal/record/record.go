@@ -157,14 +157,32 @@ func (r *Record) Validate() error {
 			return err
 		}
 	}
-	if r.PromptLen < 0 {
-		return fmt.Errorf("prompt_len is negative (%d)", r.PromptLen)
+	if err := checkCount("prompt_len", r.PromptLen); err != nil {
+		return err
 	}
-	if r.OutputTokens != nil && *r.OutputTokens < 0 {
-		return fmt.Errorf("output_tokens is negative (%d)", *r.OutputTokens)
+	if r.OutputTokens != nil {
+		if err := checkCount("output_tokens", *r.OutputTokens); err != nil {
+			return err
+		}
 	}
-	if r.TokenizerCount < 0 {
-		return fmt.Errorf("tokenizer_count is negative (%d)", r.TokenizerCount)
+	if err := checkCount("tokenizer_count", r.TokenizerCount); err != nil {
+		return err
+	}
+	return checkCount("expected_output_len", r.ExpectedOutputLen)
+}
+
+// MaxTokenCount is the largest token count a record may carry: no request
+// has a trillion tokens, and with this bound totals over up to 9 million
+// records cannot overflow int64 (metrics still checks its sums).
+const MaxTokenCount = 1_000_000_000_000
+
+// checkCount rejects a negative count, or one too large to be real.
+func checkCount(name string, n int) error {
+	if n < 0 {
+		return fmt.Errorf("%s is negative (%d)", name, n)
+	}
+	if n > MaxTokenCount {
+		return fmt.Errorf("%s is %d, more than %d tokens: not a real count", name, n, MaxTokenCount)
 	}
 	return nil
 }
