@@ -58,4 +58,3 @@ func SaveResult(dir, name string, appendMode bool, o *Object) (string, error) {
 	}
 	return path, nil
 }
-
