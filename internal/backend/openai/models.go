@@ -21,8 +21,13 @@ type Model struct {
 // ListModels fetches {baseURL}/v1/models with client (nil: a short-lived
 // default transport) and the given API key (may be empty). vLLM takes the
 // first entry: data[0].id as the request model name and data[0].root as
-// model_id. An empty list is an error.
+// model_id. An empty list is an error. The call ends within
+// DefaultSideCallTimeout, or earlier when ctx ends (the error then wraps
+// context.Canceled or context.DeadlineExceeded).
 func ListModels(ctx context.Context, client *http.Client, baseURL string, apiKey Secret) ([]Model, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, DefaultSideCallTimeout,
+		fmt.Errorf("listing models: no complete answer within %v: %w", DefaultSideCallTimeout, context.DeadlineExceeded))
+	defer cancel()
 	if client == nil {
 		client = &http.Client{Transport: NewTransport(1, false)}
 		defer client.CloseIdleConnections()
@@ -40,7 +45,7 @@ func ListModels(ctx context.Context, client *http.Client, baseURL string, apiKey
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("listing models at %s: %w", u, err)
+		return nil, sideCallError(ctx, "listing models at "+u, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -51,6 +56,9 @@ func ListModels(ctx context.Context, client *http.Client, baseURL string, apiKey
 		Data []Model `json:"data"`
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 16<<20)).Decode(&body); err != nil {
+		if ctx.Err() != nil {
+			return nil, sideCallError(ctx, "listing models at "+u, err)
+		}
 		return nil, fmt.Errorf("listing models at %s: bad JSON: %w", u, err)
 	}
 	if len(body.Data) == 0 {
