@@ -98,6 +98,17 @@ type Config struct {
 	// 0 means 8192. Chunks are stamped per read, so a smaller buffer never
 	// changes stamps while the server sends less than this per write.
 	ReadBufferBytes int
+	// MaxResponseBytes caps what one response may hold in memory:
+	// generated text, stream.ChunkStampBytes per token chunk and an
+	// incomplete line; 0 means stream.DefaultMaxResponseBytes (16 MiB).
+	// A response that outgrows it fails as record.ErrResponseTooLarge,
+	// keeping the TTFT and ITLs measured so far.
+	MaxResponseBytes int
+	// MaxTotalResponseBytes caps what all responses in flight hold
+	// together, whatever the concurrency; 0 means
+	// stream.DefaultMaxTotalResponseBytes (1 GiB). A response that finds
+	// it used up fails as record.ErrResponseTooLarge too.
+	MaxTotalResponseBytes int64
 }
 
 // Client sends benchmark requests to one OpenAI-compatible endpoint. It
@@ -111,6 +122,7 @@ type Client struct {
 	timeout time.Duration
 	bufs    sync.Pool // *[]byte read buffers
 	colls   sync.Pool // *stream.Collector
+	budget  *stream.Budget
 }
 
 var _ backend.Backend = (*Client)(nil)
@@ -176,6 +188,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("request timeout must be >= 0, got %v", cfg.Timeout)
 	}
+	if cfg.MaxResponseBytes < 0 || cfg.MaxTotalResponseBytes < 0 {
+		return nil, fmt.Errorf("response size limits must be >= 0, got %d and %d", cfg.MaxResponseBytes, cfg.MaxTotalResponseBytes)
+	}
 	h := make(http.Header)
 	h.Set("Content-Type", "application/json")
 	if cfg.APIKey != "" {
@@ -205,6 +220,7 @@ func New(cfg Config) (*Client, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		timeout: cfg.Timeout,
+		budget:  stream.NewBudget(cfg.MaxTotalResponseBytes),
 	}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
@@ -318,6 +334,7 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 	coll := c.colls.Get().(*stream.Collector)
 	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
 	coll.Reset(resp)
+	coll.Meter.Max, coll.Meter.Budget = c.cfg.MaxResponseBytes, c.budget
 	coll.Parser.Framing = stream.FramingSSE
 	coll.Parser.Decoder.Mode = stream.ModeCompletions
 	if c.cfg.API == Chat {

@@ -68,6 +68,15 @@ type Config struct {
 	// (X-Amzn-SageMaker-Custom-Attributes). SageMaker marks it sensitive;
 	// it is never printed.
 	CustomAttributes Sensitive
+	// MaxResponseBytes caps what one response may hold in memory (text,
+	// stream.ChunkStampBytes per token chunk, incomplete lines and
+	// messages); 0 means stream.DefaultMaxResponseBytes (16 MiB). A
+	// response that outgrows it fails as record.ErrResponseTooLarge,
+	// keeping the TTFT and ITLs measured so far.
+	MaxResponseBytes int
+	// MaxTotalResponseBytes caps what all responses in flight hold
+	// together; 0 means stream.DefaultMaxTotalResponseBytes (1 GiB).
+	MaxTotalResponseBytes int64
 }
 
 // Sensitive is a value that must not be printed: it formats as
@@ -91,6 +100,9 @@ type Backend struct {
 	// does (key order, number format), so both backends ask the server for
 	// the same work; nil for TGI and LMI.
 	openAIBody *openai.Client
+
+	// budget bounds what all responses in flight hold together.
+	budget *stream.Budget
 
 	// clients holds idle clients; a Send takes one for the length of its
 	// stream. Clients share the HTTP transport (one connection pool) but
@@ -117,6 +129,9 @@ func (c *Config) Validate() error {
 	}
 	if len(c.InferenceComponent) > 63 {
 		return errors.New("--inference-component is longer than 63 characters")
+	}
+	if c.MaxResponseBytes < 0 || c.MaxTotalResponseBytes < 0 {
+		return fmt.Errorf("response size limits must be >= 0, got %d and %d", c.MaxResponseBytes, c.MaxTotalResponseBytes)
 	}
 	if len(c.CustomAttributes) > 1024 {
 		return errors.New("--custom-attributes is longer than 1024 characters")
@@ -151,7 +166,7 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg}
+	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg, budget: stream.NewBudget(cfg.MaxTotalResponseBytes)}
 	if b.format == "" {
 		b.format = FormatOpenAIChat
 	}
@@ -247,6 +262,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		in.InferenceId = aws.String(req.ID)
 	}
 	dec := b.newDecoder(req, resp)
+	defer dec.release()
 	if resp.ChunkTimes == nil {
 		resp.ChunkTimes = make([]time.Time, 0, min(max(req.MaxTokens, 0)+2, 4096))
 	}
@@ -340,8 +356,12 @@ func (b *Backend) body(req *backend.Request) ([]byte, error) {
 
 // newDecoder picks the stream decoder for the format.
 func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decoder {
+	meter := stream.Meter{Max: b.cfg.MaxResponseBytes, Budget: b.budget}
 	if !b.format.openAI() {
-		return newTokenDecoder(resp)
+		d := newTokenDecoder(resp)
+		d.meter = meter
+		d.lines.Meter = &d.meter
+		return d
 	}
 	d := &openAIDecoder{}
 	if b.format == FormatOpenAIChat {
@@ -355,6 +375,7 @@ func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decod
 		d.c.Parser.Framing = stream.FramingJSONLines
 	}
 	d.c.Reset(resp)
+	d.c.Meter = meter
 	return d
 }
 
@@ -390,3 +411,4 @@ func (d *openAIDecoder) finish(now time.Time) {
 	}
 }
 func (d *openAIDecoder) fail(class string, err error) { d.c.Fail(class, err) }
+func (d *openAIDecoder) release()                      { d.c.Meter.Release() }
