@@ -411,4 +411,4 @@ func (d *openAIDecoder) finish(now time.Time) {
 	}
 }
 func (d *openAIDecoder) fail(class string, err error) { d.c.Fail(class, err) }
-func (d *openAIDecoder) release()                      { d.c.Meter.Release() }
+func (d *openAIDecoder) release()                     { d.c.Meter.Release() }
