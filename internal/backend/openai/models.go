@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // Model is one entry of GET /v1/models.
@@ -49,7 +51,8 @@ func ListModels(ctx context.Context, client *http.Client, baseURL string, apiKey
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		_, e := statusError(resp)
+		// The body may echo the request's Authorization header.
+		_, e := statusError(resp, redact.New(string(apiKey), req.Header.Get("Authorization")))
 		return nil, fmt.Errorf("listing models at %s: %w", u, e)
 	}
 	var body struct {

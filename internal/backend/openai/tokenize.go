@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // TokenizeClient talks to vLLM's POST /tokenize and /detokenize (it
@@ -45,6 +47,20 @@ const maxTokenizeResponse = 64 << 20
 // h.Timeout. Errors wrap the context's error when the context ended the
 // call (errors.Is(err, context.Canceled) after a Ctrl-C).
 func (h *TokenizeClient) post(ctx context.Context, path string, body, into any) error {
+	err := h.do(ctx, path, body, into)
+	if err != nil {
+		// Nothing of the answer goes into these messages today; the
+		// header values are kept out of them all the same.
+		var vals []string
+		for _, vs := range h.Header {
+			vals = append(vals, vs...)
+		}
+		err = redact.New(vals...).Error(err)
+	}
+	return err
+}
+
+func (h *TokenizeClient) do(ctx context.Context, path string, body, into any) error {
 	b, err := json.Marshal(body)
 	if err != nil {
 		return err

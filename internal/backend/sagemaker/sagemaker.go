@@ -45,6 +45,7 @@ import (
 	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // Config describes the endpoint to benchmark and how to reach it.
@@ -103,6 +104,9 @@ type Backend struct {
 
 	// budget bounds what all responses in flight hold together.
 	budget *stream.Budget
+	// secrets knows the custom attributes and every AWS credential the
+	// run has used; failures are cleaned of them.
+	secrets *redact.Redactor
 
 	// clients holds idle clients; a Send takes one for the length of its
 	// stream. Clients share the HTTP transport (one connection pool) but
@@ -162,11 +166,12 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	awsCfg, err := loadAWS(ctx, cfg.AWS)
+	secrets := redact.New(string(cfg.CustomAttributes))
+	awsCfg, err := loadAWS(ctx, cfg.AWS, secrets)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg, budget: stream.NewBudget(cfg.MaxTotalResponseBytes)}
+	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg, budget: stream.NewBudget(cfg.MaxTotalResponseBytes), secrets: secrets}
 	if b.format == "" {
 		b.format = FormatOpenAIChat
 	}
@@ -236,6 +241,7 @@ var inferenceIDRE = regexp.MustCompile(`^\PC{1,64}$`)
 // wait for response headers are inside TTFT, as connection setup and the
 // wait for headers are for the OpenAI backend.
 func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
+	defer b.redactFailure(resp)
 	body, err := b.body(req)
 	if err != nil {
 		resp.Err, resp.ErrClass = err, record.ErrOther
@@ -326,6 +332,19 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		resp.ErrClass = classify(ctx.Err())
 		resp.Err = fmt.Errorf("%w: %w", ctx.Err(), resp.Err)
 	}
+}
+
+// redactFailure removes the run's secrets from what the server put in a
+// failed response: SDK error messages carry the server's message, which may
+// echo the request's headers (signature, security token, custom
+// attributes), and the text generated before the failure.
+func (b *Backend) redactFailure(resp *backend.Response) {
+	if resp.Err == nil {
+		return
+	}
+	resp.Err = b.secrets.Error(resp.Err)
+	resp.Text = b.secrets.String(resp.Text)
+	resp.FinishReason = b.secrets.String(resp.FinishReason)
 }
 
 // openAIBodyBuilder returns an OpenAI client used only to build bodies
