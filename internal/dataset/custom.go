@@ -211,7 +211,7 @@ func loadCustom(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []st
 		}
 		promptLen := estimateTokens(row.prompt)
 		if tok != nil {
-			promptLen = len(tok.Encode(row.prompt, true))
+			promptLen = tok.CountTokens(row.prompt) + tok.NumSpecialTokensToAdd()
 		}
 		reqs = append(reqs, Request{Prompt: row.prompt, Messages: msgs, PromptLen: promptLen, OutputLen: outLen, PrefixID: -1})
 	}

@@ -374,7 +374,7 @@ func loadHF(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string
 		if tok == nil {
 			return estimateTokens(s)
 		}
-		return len(tok.Encode(s, true))
+		return tok.CountTokens(s) + tok.NumSpecialTokensToAdd()
 	}
 	fixed := cfg.HFOutputLen > 0
 	defaulted, empty := 0, 0

@@ -212,7 +212,7 @@ func sampleShareGPT(ctx context.Context, cfg Config, tok Tokenizer, entries []sh
 		if tok == nil {
 			return estimateTokens(s)
 		}
-		return len(tok.Encode(s, true))
+		return tok.CountTokens(s) + tok.NumSpecialTokensToAdd()
 	}
 	fixed := cfg.SharegptOutputLen > 0
 	var reqs []Request
