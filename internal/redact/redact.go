@@ -8,7 +8,8 @@
 // It matches each secret literally and in the encodings an echo commonly
 // uses (JSON string escaping, URL query and path escaping), and for a header
 // value of the form "Scheme credential" (Bearer, Basic, ...) the credential
-// alone too. It does not find secrets transformed otherwise (base64 of a
+// alone too, and the start of a secret that an ellipsis cut off. It does
+// not find secrets transformed otherwise (base64 of a
 // Basic pair, case changes, cut in two), and ignores values shorter than
 // MinLen, which would mangle every message while hiding next to nothing.
 package redact
@@ -96,7 +97,9 @@ func isWord(s string) bool {
 	return true
 }
 
-// String returns s with every known secret replaced by Mask.
+// String returns s with every known secret replaced by Mask, and the
+// start of a secret cut off by an ellipsis ("...", as error messages cut
+// long server text) too.
 func (r *Redactor) String(s string) string {
 	if r == nil {
 		return s
@@ -105,7 +108,57 @@ func (r *Redactor) String(s string) string {
 	if rep == nil || s == "" {
 		return s
 	}
-	return rep.Replace(s)
+	s = rep.Replace(s)
+	if strings.Contains(s, "...") {
+		r.mu.Lock()
+		secrets := r.secrets
+		r.mu.Unlock()
+		s = cutSecrets(s, secrets)
+	}
+	return s
+}
+
+// cutSecrets masks, before each "..." (or `"...`), a tail of at least
+// MinLen bytes that begins a secret.
+func cutSecrets(s string, secrets []string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "...")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		head := s[:i]
+		quote := strings.HasSuffix(head, `"`)
+		if quote {
+			head = head[:len(head)-1]
+		}
+		head = maskTail(head, secrets)
+		b.WriteString(head)
+		if quote {
+			b.WriteByte('"')
+		}
+		b.WriteString("...")
+		s = s[i+3:]
+	}
+}
+
+// maskTail replaces the longest tail of head that is a proper prefix of a
+// secret, if it is at least MinLen bytes long.
+func maskTail(head string, secrets []string) string {
+	best := 0
+	for _, sec := range secrets {
+		for k := min(len(sec)-1, len(head)); k >= MinLen && k > best; k-- {
+			if strings.HasSuffix(head, sec[:k]) {
+				best = k
+				break
+			}
+		}
+	}
+	if best == 0 {
+		return head
+	}
+	return head[:len(head)-best] + Mask
 }
 
 // Error returns err with its message redacted: err itself when no secret

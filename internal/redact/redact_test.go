@@ -19,6 +19,9 @@ func TestString(t *testing.T) {
 		{"q=attr%3Dsecret%2Fvalue%26x", "q=[REDACTED]"},                            // URL-escaped
 		{"abc is too short to hide", "abc is too short to hide"},                   // below MinLen
 		{"twice: sk-live-123456 sk-live-123456", "twice: [REDACTED] [REDACTED]"},
+		{`body: "Bearer sk-liv"...`, `body: "[REDACTED]"...`}, // cut by an ellipsis
+		{"x sk-l... y", "x [REDACTED]... y"},                  // MinLen bytes of it
+		{"x sk-... y", "x sk-... y"},                          // fewer: left alone
 	} {
 		if got := r.String(tc.in); got != tc.want {
 			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)

@@ -59,6 +59,9 @@ func TestSendRedactsEchoedSecrets(t *testing.T) {
 		"malformed line": func(w http.ResponseWriter, r *http.Request) {
 			writeSplit(w, "data: "+echoValue+" "+echoKey+"\n\n", 7)
 		},
+		"malformed line, the key cut at 120 bytes": func(w http.ResponseWriter, r *http.Request) {
+			writeSplit(w, "data: {"+strings.Repeat(".", 113)+echoKey+"}\n\n", 7)
+		},
 	}
 	for name, h := range handlers {
 		t.Run(name, func(t *testing.T) {
