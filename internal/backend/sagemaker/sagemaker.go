@@ -242,30 +242,10 @@ var inferenceIDRE = regexp.MustCompile(`^\PC{1,64}$`)
 // wait for headers are for the OpenAI backend.
 func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	defer b.redactFailure(resp)
-	body, err := b.body(req)
+	in, err := b.input(req)
 	if err != nil {
 		resp.Err, resp.ErrClass = err, record.ErrOther
 		return
-	}
-	in := &sagemakerruntime.InvokeEndpointWithResponseStreamInput{
-		EndpointName: aws.String(b.cfg.EndpointName),
-		Body:         body,
-		ContentType:  aws.String("application/json"),
-	}
-	if b.cfg.TargetVariant != "" {
-		in.TargetVariant = aws.String(b.cfg.TargetVariant)
-	}
-	if b.cfg.TargetContainerHostname != "" {
-		in.TargetContainerHostname = aws.String(b.cfg.TargetContainerHostname)
-	}
-	if b.cfg.InferenceComponent != "" {
-		in.InferenceComponentName = aws.String(b.cfg.InferenceComponent)
-	}
-	if b.cfg.CustomAttributes != "" {
-		in.CustomAttributes = aws.String(string(b.cfg.CustomAttributes))
-	}
-	if req.ID != "" && inferenceIDRE.MatchString(req.ID) {
-		in.InferenceId = aws.String(req.ID)
 	}
 	dec := b.newDecoder(req, resp)
 	defer dec.release()
@@ -332,6 +312,35 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		resp.ErrClass = classify(ctx.Err())
 		resp.Err = fmt.Errorf("%w: %w", ctx.Err(), resp.Err)
 	}
+}
+
+// input builds the InvokeEndpointWithResponseStream input for req.
+func (b *Backend) input(req *backend.Request) (*sagemakerruntime.InvokeEndpointWithResponseStreamInput, error) {
+	body, err := b.body(req)
+	if err != nil {
+		return nil, err
+	}
+	in := &sagemakerruntime.InvokeEndpointWithResponseStreamInput{
+		EndpointName: aws.String(b.cfg.EndpointName),
+		Body:         body,
+		ContentType:  aws.String("application/json"),
+	}
+	if b.cfg.TargetVariant != "" {
+		in.TargetVariant = aws.String(b.cfg.TargetVariant)
+	}
+	if b.cfg.TargetContainerHostname != "" {
+		in.TargetContainerHostname = aws.String(b.cfg.TargetContainerHostname)
+	}
+	if b.cfg.InferenceComponent != "" {
+		in.InferenceComponentName = aws.String(b.cfg.InferenceComponent)
+	}
+	if b.cfg.CustomAttributes != "" {
+		in.CustomAttributes = aws.String(string(b.cfg.CustomAttributes))
+	}
+	if req.ID != "" && inferenceIDRE.MatchString(req.ID) {
+		in.InferenceId = aws.String(req.ID)
+	}
+	return in, nil
 }
 
 // redactFailure removes the run's secrets from what the server put in a

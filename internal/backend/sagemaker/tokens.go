@@ -204,6 +204,11 @@ func (d *tokenDecoder) line(raw []byte) error {
 	}
 	d.pending = d.pending[:0]
 	_ = d.meter.Pending(0) // shrinking never fails
+	return d.apply(&m)
+}
+
+// apply takes one parsed message into the response.
+func (d *tokenDecoder) apply(m *tokenLine) error {
 	if len(m.Error) > 0 && !bytes.Equal(m.Error, []byte("null")) {
 		msg := errorText(m.Error)
 		if m.ErrorType != "" {
