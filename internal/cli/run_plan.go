@@ -104,6 +104,10 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	}, nil
 }
 
+// maxResponseBytes is --max-response-mib in bytes (0: the backend's
+// default).
+func (o *runOptions) maxResponseBytes() int { return o.f.maxResponseMiB << 20 }
+
 // earlyFailures is how many requests must fail alike, with nothing else
 // finished, before a run stops as misconfigured (bench.Plan.AbortAfter).
 const earlyFailures = 5
@@ -131,7 +135,7 @@ func (o *runOptions) newEndpoint(ctx context.Context, env *Env, cmd *cobra.Comma
 
 func (o *runOptions) newSageMakerEndpoint(ctx context.Context) (*endpoint, error) {
 	f := &o.f
-	b, err := o.sm.newBackend(ctx, o.concurrency())
+	b, err := o.sm.newBackend(ctx, o.concurrency(), o.maxResponseBytes())
 	if err != nil {
 		return nil, err
 	}
@@ -160,14 +164,15 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 		return nil, &UsageError{Err: err}
 	}
 	c, err := openai.New(openai.Config{
-		URL:            apiURL,
-		API:            api,
-		APIKey:         openai.Secret(env.Getenv("OPENAI_API_KEY")),
-		Headers:        headers,
-		Logprobs:       f.logprobs.ptr(),
-		MaxConcurrency: o.maxConcurrencyOrZero(),
-		Timeout:        f.requestTimeout,
-		Insecure:       f.insecure,
+		URL:              apiURL,
+		API:              api,
+		APIKey:           openai.Secret(env.Getenv("OPENAI_API_KEY")),
+		Headers:          headers,
+		Logprobs:         f.logprobs.ptr(),
+		MaxConcurrency:   o.maxConcurrencyOrZero(),
+		Timeout:          f.requestTimeout,
+		Insecure:         f.insecure,
+		MaxResponseBytes: o.maxResponseBytes(),
 	})
 	if err != nil {
 		return nil, &UsageError{Err: err}

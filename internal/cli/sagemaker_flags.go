@@ -94,7 +94,7 @@ func (f *sageMakerFlags) validate() error {
 // config turns the flags into the backend's configuration; input errors
 // are *UsageError. concurrency is the most requests in flight
 // (--max-concurrency, or --num-prompts when unlimited).
-func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
+func (f *sageMakerFlags) config(concurrency, maxResponseBytes int) (sagemaker.Config, error) {
 	if err := f.validate(); err != nil {
 		return sagemaker.Config{}, err
 	}
@@ -110,6 +110,7 @@ func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
 		TargetContainerHostname: f.targetContainerHostname,
 		InferenceComponent:      f.inferenceComponent,
 		CustomAttributes:        sagemaker.Sensitive(f.customAttributes),
+		MaxResponseBytes:        maxResponseBytes,
 		AWS: sagemaker.AWSConfig{
 			Region:      f.region,
 			Profile:     f.profile,
@@ -129,8 +130,8 @@ func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
 // within seconds when there are none) and returns the SageMaker backend.
 // Flag mistakes and a missing region are *UsageError; missing credentials
 // are a plain error whose message says what to set.
-func (f *sageMakerFlags) newBackend(ctx context.Context, concurrency int) (backend.Backend, error) {
-	cfg, err := f.config(concurrency)
+func (f *sageMakerFlags) newBackend(ctx context.Context, concurrency, maxResponseBytes int) (backend.Backend, error) {
+	cfg, err := f.config(concurrency, maxResponseBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -327,6 +327,37 @@ func TestSaveResult(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != `{"completed": 2}` {
 		t.Errorf("overwritten file = %q", got)
 	}
+	// Results carry server text (error bodies may echo credentials).
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != FileMode {
+		t.Errorf("mode %v (%v), want %v", st.Mode().Perm(), err, 0o600)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the result folder, want 1 (no temporary file left)", len(entries))
+	}
+}
+
+// TestSaveResultErrorKeepsOld: a write that fails (here: the object cannot
+// be encoded) leaves the previous file whole and returns the error.
+func TestSaveResultErrorKeepsOld(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o := NewObject()
+	o.Set("completed", 1)
+	path, err := SaveResult(dir, "r.json", false, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := NewObject()
+	bad.Set("completed", 2)
+	bad.Set("bad", make(chan int))
+	for _, appendMode := range []bool{false, true} {
+		if _, err := SaveResult(dir, "r.json", appendMode, bad); err == nil {
+			t.Fatalf("append=%v: no error for an object that cannot be encoded", appendMode)
+		}
+		if got, _ := os.ReadFile(path); string(got) != `{"completed": 1}` {
+			t.Errorf("append=%v: file = %q after a failed save, want the old content", appendMode, got)
+		}
+	}
 }
 
 // TestClientTimingLines: llmbench's own section uses the table's layout,

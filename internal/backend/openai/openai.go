@@ -26,6 +26,7 @@ import (
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // API selects the endpoint type.
@@ -98,6 +99,17 @@ type Config struct {
 	// 0 means 8192. Chunks are stamped per read, so a smaller buffer never
 	// changes stamps while the server sends less than this per write.
 	ReadBufferBytes int
+	// MaxResponseBytes caps what one response may hold in memory:
+	// generated text, stream.ChunkStampBytes per token chunk and an
+	// incomplete line; 0 means stream.DefaultMaxResponseBytes (16 MiB).
+	// A response that outgrows it fails as record.ErrResponseTooLarge,
+	// keeping the TTFT and ITLs measured so far.
+	MaxResponseBytes int
+	// MaxTotalResponseBytes caps what all responses in flight hold
+	// together, whatever the concurrency; 0 means
+	// stream.DefaultMaxTotalResponseBytes (1 GiB). A response that finds
+	// it used up fails as record.ErrResponseTooLarge too.
+	MaxTotalResponseBytes int64
 }
 
 // Client sends benchmark requests to one OpenAI-compatible endpoint. It
@@ -111,6 +123,8 @@ type Client struct {
 	timeout time.Duration
 	bufs    sync.Pool // *[]byte read buffers
 	colls   sync.Pool // *stream.Collector
+	budget  *stream.Budget
+	secrets *redact.Redactor // API key and header values
 }
 
 var _ backend.Backend = (*Client)(nil)
@@ -176,6 +190,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("request timeout must be >= 0, got %v", cfg.Timeout)
 	}
+	if cfg.MaxResponseBytes < 0 || cfg.MaxTotalResponseBytes < 0 {
+		return nil, fmt.Errorf("response size limits must be >= 0, got %d and %d", cfg.MaxResponseBytes, cfg.MaxTotalResponseBytes)
+	}
 	h := make(http.Header)
 	h.Set("Content-Type", "application/json")
 	if cfg.APIKey != "" {
@@ -205,6 +222,8 @@ func New(cfg Config) (*Client, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		timeout: cfg.Timeout,
+		budget:  stream.NewBudget(cfg.MaxTotalResponseBytes),
+		secrets: secretsOf(cfg.APIKey, h, cfg.Headers),
 	}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
@@ -216,6 +235,32 @@ func New(cfg Config) (*Client, error) {
 	c.bufs.New = func() any { b := make([]byte, n); return &b }
 	c.colls.New = func() any { return new(stream.Collector) }
 	return c, nil
+}
+
+// secretsOf is what a server must not echo into our output: the API key,
+// the Authorization value and every --header value (any of them may carry
+// a credential).
+func secretsOf(key Secret, h http.Header, extra []Header) *redact.Redactor {
+	s := []string{string(key), h.Get("Authorization")}
+	for _, kv := range extra {
+		s = append(s, kv.Value)
+	}
+	return redact.New(s...)
+}
+
+// Secrets returns the redactor of the client's credentials, for text from
+// the same server obtained elsewhere (side calls, the ready check).
+func (c *Client) Secrets() *redact.Redactor { return c.secrets }
+
+// redactFailure removes the client's secrets from what the server put in a
+// failed response: the error message and the text generated before it.
+func (c *Client) redactFailure(resp *backend.Response) {
+	if resp.Err == nil {
+		return
+	}
+	resp.Err = c.secrets.Error(resp.Err)
+	resp.Text = c.secrets.String(resp.Text)
+	resp.FinishReason = c.secrets.String(resp.FinishReason)
 }
 
 // Close closes idle connections.
@@ -290,6 +335,7 @@ func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
 // chunk is stamped with time.Now() taken when the body read that completed
 // it returned.
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
+	defer c.redactFailure(resp)
 	body, err := buildBody(c.cfg.API, c.cfg.Logprobs, req)
 	if err != nil {
 		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
@@ -319,13 +365,14 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 	defer hresp.Body.Close()
 	resp.HTTPStatus = hresp.StatusCode
 	if hresp.StatusCode != http.StatusOK {
-		resp.ErrClass, resp.Err = statusError(hresp)
+		resp.ErrClass, resp.Err = statusError(hresp, c.secrets)
 		return
 	}
 
 	coll := c.colls.Get().(*stream.Collector)
 	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
 	coll.Reset(resp)
+	coll.Meter.Max, coll.Meter.Budget = c.cfg.MaxResponseBytes, c.budget
 	coll.Parser.Framing = stream.FramingSSE
 	coll.Parser.Decoder.Mode = stream.ModeCompletions
 	if c.cfg.API == Chat {
@@ -371,17 +418,19 @@ func transportError(ctx context.Context, err error, doing string) (class string,
 // errorBodyBytes is how much of a non-200 body goes into the error message.
 const errorBodyBytes = 200
 
+// errorBodyRead is how much of a non-200 body is read: secrets are
+// redacted in all of it before it is cut to errorBodyBytes, so a secret
+// that straddles the cut cannot leave its first half in the message.
+const errorBodyRead = 16 << 10
+
 // statusError describes a non-200 answer: status line plus the start of the
-// body, on one line.
-func statusError(r *http.Response) (class string, _ error) {
-	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyBytes+1))
-	more := len(b) > errorBodyBytes
-	if more {
-		b = b[:errorBodyBytes]
-	}
-	text := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
-	if more {
-		text += "..."
+// body with secrets redacted, on one line.
+func statusError(r *http.Response, secrets *redact.Redactor) (class string, _ error) {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyRead))
+	text := secrets.String(strings.ToValidUTF8(string(b), "\uFFFD"))
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) > errorBodyBytes {
+		text = strings.ToValidUTF8(text[:errorBodyBytes], "") + "..."
 	}
 	status := r.Status
 	if status == "" {
