@@ -59,13 +59,22 @@ type MaxLoad struct {
 
 // Sweep is the analysis of a sweep: the content of sweep-*.json.
 type Sweep struct {
-	LoadKind Kind `json:"load_kind"`
-	SLA      SLA  `json:"sla"`
+	// Label names the swept endpoint or instance (sweep --label, else the
+	// endpoint or model name); compare heads its rows with it.
+	Label    string `json:"label,omitempty"`
+	LoadKind Kind   `json:"load_kind"`
+	SLA      SLA    `json:"sla"`
 	// Steps are the rows sorted by load, repeated runs aggregated.
 	Steps           []Row       `json:"steps"`
 	Saturation      *Saturation `json:"saturation"`
 	MaxLoadUnderSLA MaxLoad     `json:"max_load_under_sla"`
 	Verdict         string      `json:"verdict"`
+	// AtSLA are the figures at the largest load under the SLA (the
+	// SLA-aware MaxInvocations); absent when no load met the SLA.
+	AtSLA *AtSLA `json:"at_sla,omitempty"`
+	// Pricing is the price cost figures use; absent without one (see
+	// Price).
+	Pricing *Pricing `json:"pricing,omitempty"`
 	// Notes are caveats: harness-limited steps, Little's-law mismatches.
 	Notes []string `json:"notes"`
 }
@@ -97,6 +106,7 @@ func Analyze(kind Kind, sla SLA, rows []Row) (*Sweep, error) {
 	s.MaxLoadUnderSLA = maxLoad(s.Steps, sla)
 	s.Notes = notes(s.Steps)
 	s.Verdict = verdict(s)
+	s.AtSLA = atSLA(s)
 	return s, nil
 }
 
