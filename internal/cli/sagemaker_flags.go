@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/sagemaker"
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/cost"
 )
@@ -212,6 +213,17 @@ func (f *sageMakerFlags) costEstimate(duration time.Duration, requests, outputTo
 		return nil, err
 	}
 	return &e, nil
+}
+
+// pricing is the price of the swept endpoint from --price-per-hour or
+// --instance-type and --instance-count, for any backend; nil, nil when
+// neither was given.
+func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
+	price, source, ok, err := cost.Resolve(f.instanceType, f.pricePerHour)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &capacity.Pricing{InstanceType: f.instanceType, InstanceCount: max(f.instanceCount, 1), USDPerInstanceHour: price, Source: source}, nil
 }
 
 // writeAfterRun prints the cost section (when est is not nil) and, for a

@@ -290,6 +290,12 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	an.Label = d.label()
+	price, err := d.o.sm.pricing()
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	an.Price(price)
 	fmt.Fprintln(d.ui.out)
 	if err := capacity.WriteText(d.ui.out, an); err != nil {
 		return err
