@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/sim"
+)
+
+// batchingSim starts a simulator that streams to at most slots requests
+// at once, 20 ms per token whatever the batch: past its capacity a
+// request waits for a slot, which p90 TTFT shows at once.
+func batchingSim(t *testing.T, slots int) string {
+	srv := startSim(t, func(c *sim.Config) {
+		p, _ := sim.LookupPreset("fast")
+		*c = c.WithPreset(p)
+		c.Mode = sim.ModeBatching
+		c.Batching.MaxNumSeqs = slots
+		c.Batching.DecodeBase = 20 * time.Millisecond
+		c.Batching.DecodePerSeq = 0
+		c.Batching.DecodePerKVToken = 0
+	})
+	return srv.URL
+}
+
+// instance is one simulated instance type of the choice test.
+type instance struct {
+	label    string
+	slots    int     // the simulator's batch: its capacity in concurrent users
+	price    float64 // USD per hour
+	ladder   string
+	wantLoad float64 // max load under the SLA; 0 = never meets it
+}
+
+// TestCompareRecommendsInstance: two simulated instances of different
+// capacity and price, and a third too small for the SLA, are swept on
+// loopback; compare --need-users recommends the one whose instances cost
+// least for the need, with the counts and costs the test recomputes from
+// the sweep files, and lists the third as never meeting the SLA.
+func TestCompareRecommendsInstance(t *testing.T) {
+	t.Parallel()
+	// 32 tokens at 20 ms: a request that waits for a slot waits ~640 ms,
+	// against an SLA of 300 ms on p90 (see TestSweepFindsCapacity).
+	instances := []instance{
+		{"small", 4, 1.0, "2,4,8", 4},
+		{"large", 8, 1.5, "4,8,16", 8},
+		{"tiny", 1, 0.3, "2,4", 0}, // cheapest, but queues from the first step
+	}
+	dir := t.TempDir()
+	done := make(chan error, len(instances))
+	for _, in := range instances {
+		go func() {
+			code, out, errs := runCLI(t, "sweep", "--base-url", batchingSim(t, in.slots), "--model", "llmbench-sim",
+				"--concurrency", in.ladder, "--sla", "p90_ttft_ms<300", "--label", in.label,
+				"--price-per-hour", fmtF(in.price),
+				"--prompts-per-step", "16", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
+				"--num-prompts", "16", "--result-dir", filepath.Join(dir, in.label), "--tokenizer", "builtin:gpt2", "--ready-check-timeout-sec", "0")
+			if code != 0 {
+				t.Errorf("sweep %s: exit %d\n%s\n%s", in.label, code, out, errs)
+			} else if !strings.Contains(out, "$/1M out") || strings.Contains(out, "Max sustained under SLA") != (in.wantLoad > 0) {
+				t.Errorf("sweep %s: no cost columns or wrong at-SLA line:\n%s", in.label, out)
+			}
+			done <- nil
+		}()
+	}
+	for range instances {
+		<-done
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	var paths []string
+	sweeps := map[string]*capacity.Sweep{}
+	for _, in := range instances {
+		s := readSweep(t, filepath.Join(dir, in.label))
+		files, _ := filepath.Glob(filepath.Join(dir, in.label, "sweep-*.json"))
+		paths = append(paths, files[0])
+		sweeps[in.label] = s
+		got := 0.0
+		if s.MaxLoadUnderSLA.Load != nil {
+			got = *s.MaxLoadUnderSLA.Load
+		}
+		if got != in.wantLoad {
+			t.Fatalf("%s: max load under SLA %v, want %v (the simulator's batch)", in.label, got, in.wantLoad)
+		}
+		checkStepCosts(t, in, s)
+	}
+	const needUsers = 20
+	code, out, errs := runCLI(t, append([]string{"compare", "--need-users", fmtF(needUsers), "--format", "json"}, paths...)...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errs)
+	}
+	var ch struct {
+		Recommendation *struct {
+			Label       string  `json:"label"`
+			Instances   int     `json:"instances"`
+			CostPerHour float64 `json:"cost_per_hour"`
+		} `json:"recommendation"`
+		Candidates []struct {
+			Label       string   `json:"label"`
+			MeetsSLA    bool     `json:"meets_sla"`
+			Instances   *int     `json:"instances"`
+			CostPerHour *float64 `json:"cost_per_hour"`
+			Reason      string   `json:"reason"`
+		} `json:"candidates"`
+	}
+	if err := json.Unmarshal([]byte(out), &ch); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	// Recomputed here: instances = ceil(need / max load), cost = that ×
+	// the price; small 5 × $1 = $5, large 3 × $1.5 = $4.5.
+	best, bestCost := "", math.Inf(1)
+	for i, in := range instances {
+		c := ch.Candidates[i]
+		if c.Label != in.label {
+			t.Fatalf("candidate %d is %q, want %q", i, c.Label, in.label)
+		}
+		if in.wantLoad == 0 {
+			if c.MeetsSLA || c.Instances != nil || !strings.Contains(c.Reason, "never meets the SLA") {
+				t.Errorf("%s: %+v, want listed as never meeting the SLA", in.label, c)
+			}
+			continue
+		}
+		n := int(math.Ceil(needUsers / in.wantLoad))
+		cost := float64(n) * in.price
+		if c.Instances == nil || *c.Instances != n || c.CostPerHour == nil || math.Abs(*c.CostPerHour-cost) > 1e-9 {
+			t.Errorf("%s: instances %v cost %v, want %d at $%v/h", in.label, c.Instances, c.CostPerHour, n, cost)
+		}
+		if cost < bestCost {
+			best, bestCost = in.label, cost
+		}
+	}
+	r := ch.Recommendation
+	if best != "large" || r == nil || r.Label != best || r.Instances != int(math.Ceil(needUsers/8.0)) || math.Abs(r.CostPerHour-bestCost) > 1e-9 {
+		t.Errorf("recommendation %+v, want %s at $%v/h", r, best, bestCost)
+	}
+	// The table says the same in plain words.
+	code, out, _ = runCLI(t, append([]string{"compare", "--need-users", fmtF(needUsers)}, paths...)...)
+	for _, want := range []string{"recommended: large, 3 instances for 20 users", "small would take 5 instances at $5.00/hour",
+		"tiny: never meets the SLA at any load tested", "RECOMMENDED"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("compare table (exit %d) lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+// checkStepCosts recomputes each step's cost figures from its
+// throughput and the instance's price.
+func checkStepCosts(t *testing.T, in instance, s *capacity.Sweep) {
+	t.Helper()
+	if s.Label != in.label || s.Pricing == nil || s.Pricing.USDPerHour() != in.price {
+		t.Errorf("%s: label %q pricing %+v", in.label, s.Label, s.Pricing)
+		return
+	}
+	for _, r := range s.Steps {
+		if r.USDPerHour == nil || *r.USDPerHour != in.price || r.USDPerRequest == nil || r.USDPer1MOutputTokens == nil ||
+			math.Abs(*r.USDPerRequest-in.price/(3600*r.RequestThroughput)) > 1e-12 ||
+			math.Abs(*r.USDPer1MOutputTokens-in.price*1e6/(3600*r.OutputThroughput)) > 1e-9 {
+			t.Errorf("%s at %v: $/h %v $/req %v $/1M %v", in.label, r.Load, r.USDPerHour, r.USDPerRequest, r.USDPer1MOutputTokens)
+		}
+	}
+	if in.wantLoad > 0 {
+		a := s.AtSLA
+		if a == nil || a.Load != in.wantLoad || a.MaxInvocationsPerMinute <= 0 || a.USDPer1MOutputTokens == nil {
+			t.Errorf("%s: at SLA %+v", in.label, a)
+		}
+	}
+}
+
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
