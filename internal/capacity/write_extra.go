@@ -132,7 +132,7 @@ func writeAtSLA(w io.Writer, s *Sweep) {
 		if inst == "" {
 			inst = "instance"
 		}
-		fmt.Fprintf(w, "Pricing: %s x%d at $%s per instance-hour (%s); approximate\n", inst, max(p.InstanceCount, 1), f64(p.USDPerInstanceHour), p.Source)
+		fmt.Fprintf(w, "Pricing (approximate): %s x%d at $%s per instance-hour (%s)\n", inst, max(p.InstanceCount, 1), f64(p.USDPerInstanceHour), p.Source)
 	}
 	if hasUtilization(s) {
 		seen := map[string]bool{}

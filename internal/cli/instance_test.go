@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/cloudwatch"
+	"github.com/llmbench/llmbench/internal/cloudwatch/cwtest"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -174,3 +176,68 @@ func checkStepCosts(t *testing.T, in instance, s *capacity.Sweep) {
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// TestSweepUtilizationPerStep: a SageMaker sweep with --cloudwatch reads
+// the instance utilisation from a CloudWatch loopback fake (one
+// datapoint a minute, as AWS publishes it), normalises it by the
+// instance type's 48 vCPUs and 4 GPUs, and prints and saves it per step.
+func TestSweepUtilizationPerStep(t *testing.T) {
+	fakeAWSEnv(t)
+	// ml.g5.12xlarge: CPUUtilization 960 of 4,800 is 20 %, GPUUtilization
+	// 240 of 400 is 60 %, GPU memory 360 of 400 is 90 %.
+	raw := map[string]float64{cloudwatch.CPUUtilization: 960, cloudwatch.GPUUtilization: 240,
+		cloudwatch.GPUMemoryUtilization: 360, cloudwatch.MemoryUtilization: 55, cloudwatch.DiskUtilization: 12}
+	cw := cwtest.New(t, cwtest.PerMinute(func(metric, stat string, _ time.Time) (float64, bool) {
+		v, ok := raw[metric]
+		return v, ok && stat == "Average"
+	}))
+	t.Setenv("AWS_ENDPOINT_URL_CLOUDWATCH", cw.URL)
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "sweep", "--backend", "sagemaker", "--endpoint-name", "bench-ep",
+		"--endpoint-url", batchingSim(t, 4), "--region", "us-east-1", "--payload-format", "openai",
+		"--cloudwatch", "--cloudwatch-wait", "0s", "--instance-type", "ml.g5.12xlarge",
+		"--concurrency", "1,2", "--prompts-per-step", "4", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "8",
+		"--num-prompts", "4", "--result-dir", dir, "--tokenizer", "builtin:gpt2", "--ready-check-timeout-sec", "0")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	s := readSweep(t, dir)
+	for _, r := range s.Steps {
+		u := r.Utilization
+		if u == nil || !u.Normalized || u.Minutes < 1 || *u.CPUPct != 20 || *u.GPUPct != 60 || *u.GPUMemoryPct != 90 ||
+			*u.MemoryPct != 55 || *u.DiskPct != 12 || !strings.Contains(u.Note, "shorter than 2 minutes") {
+			t.Errorf("step %v: utilization %+v", r.Load, u)
+		}
+	}
+	// Printed beside the client's figures, one line per step.
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "concurrency ") {
+			for _, col := range []string{"CPU %", "mem %", "GPU %", "GPU mem %", "disk %", "$/1M out"} {
+				if !strings.Contains(l, col) {
+					t.Errorf("header lacks %q: %s", col, l)
+				}
+			}
+			for _, step := range lines[i+1 : i+3] {
+				if !strings.HasSuffix(step, "20.0      55.0      60.0      90.0      12.0") {
+					t.Errorf("step line without its utilisation: %q", step)
+				}
+			}
+		}
+	}
+	if !strings.Contains(out, "Utilization: windows shorter than 2 minutes") {
+		t.Errorf("no note on short windows:\n%s", out)
+	}
+	// Every read was for the endpoint's variant in the utilisation
+	// namespace, at one-minute resolution.
+	for _, req := range cw.Requests() {
+		for _, q := range req.Queries {
+			if q.Namespace != cloudwatch.UtilizationNamespace || q.Period != 60 || q.Dims["EndpointName"] != "bench-ep" {
+				t.Errorf("query %+v", q)
+			}
+		}
+	}
+	if cw.Calls() != 1 {
+		t.Errorf("%d CloudWatch reads, want one for the whole sweep", cw.Calls())
+	}
+}
