@@ -17,12 +17,7 @@ import (
 // reading, the Δ% math, the bounds and the rendering live in package
 // report; this binds the flags and maps errors to exit codes.
 func newCompareCmd(env *Env) *cobra.Command {
-	var (
-		format   string
-		bounds   []string
-		htmlPath string
-		need     capacity.Need
-	)
+	o := &compareOptions{}
 	cmd := &cobra.Command{
 		Use:   "compare BASE.json OTHER.json [MORE.json...] | compare SWEEP.json... [--need-users N | --need-rps R]",
 		Short: "Compare result files side by side with the change against the first",
@@ -66,54 +61,68 @@ SLA is listed as such and never recommended.`,
 			return argsBetween(2, -1, "want two or more result files")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "table" && format != "json" {
-				return usageErrorf("--format %q: want table or json", format)
-			}
-			sweeps, err := sweepArgs(args)
-			if err != nil {
-				return err
-			}
-			if sweeps {
-				if len(bounds) > 0 || htmlPath != "" {
-					return usageErrorf("--fail-if and --html compare result files; for sweep files use llmbench report SWEEP.json")
-				}
-				return compareSweeps(env, args, need, format)
-			}
-			if need.Users != 0 || need.RPS != 0 {
-				return usageErrorf("--need-users and --need-rps compare sweep files (sweep-*.json), not results")
-			}
-			files, crossed, err := loadComparison(args, bounds)
-			if err != nil {
-				return err
-			}
-			if format == "json" {
-				err = report.WriteCompareJSON(env.Stdout, files, crossed)
-			} else {
-				err = report.WriteCompareTable(env.Stdout, files)
-			}
-			if err != nil {
-				return err
-			}
-			if htmlPath != "" {
-				if err := writeCompareHTML(env, htmlPath, args, bounds); err != nil {
-					return err
-				}
-			}
-			for _, c := range crossed {
-				fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
-			}
-			if len(crossed) > 0 {
-				return &ExitError{Code: 1, Msg: fmt.Sprintf("%d --fail-if bound(s) crossed", len(crossed))}
-			}
-			return nil
+			return o.run(env, args)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
-	cmd.Flags().StringArrayVar(&bounds, "fail-if", nil, "exit 1 if a later file crosses KEY>BOUND or KEY<BOUND (+10% or 250); repeatable")
-	cmd.Flags().StringVar(&htmlPath, "html", "", "also write the comparison as an HTML report with charts")
-	cmd.Flags().Float64Var(&need.Users, "need-users", 0, "sweep files: concurrent users the deployment must serve within the SLA; sizes and prices each candidate")
-	cmd.Flags().Float64Var(&need.RPS, "need-rps", 0, "sweep files: requests per second the deployment must serve within the SLA")
+	cmd.Flags().StringVar(&o.format, "format", "table", "output: table or json")
+	cmd.Flags().StringArrayVar(&o.bounds, "fail-if", nil, "exit 1 if a later file crosses KEY>BOUND or KEY<BOUND (+10% or 250); repeatable")
+	cmd.Flags().StringVar(&o.htmlPath, "html", "", "also write the comparison as an HTML report with charts")
+	cmd.Flags().Float64Var(&o.need.Users, "need-users", 0, "sweep files: concurrent users the deployment must serve within the SLA; sizes and prices each candidate")
+	cmd.Flags().Float64Var(&o.need.RPS, "need-rps", 0, "sweep files: requests per second the deployment must serve within the SLA")
 	return cmd
+}
+
+// compareOptions are compare's flags.
+type compareOptions struct {
+	format   string
+	bounds   []string
+	htmlPath string
+	need     capacity.Need
+}
+
+// run compares result files (Δ%, --fail-if, --html) or sweep files
+// (candidates, --need-users/--need-rps), by the files' content.
+func (o *compareOptions) run(env *Env, args []string) error {
+	if o.format != "table" && o.format != "json" {
+		return usageErrorf("--format %q: want table or json", o.format)
+	}
+	sweeps, err := sweepArgs(args)
+	if err != nil {
+		return err
+	}
+	if sweeps {
+		if len(o.bounds) > 0 || o.htmlPath != "" {
+			return usageErrorf("--fail-if and --html compare result files; for sweep files use llmbench report SWEEP.json")
+		}
+		return compareSweeps(env, args, o.need, o.format)
+	}
+	if o.need.Users != 0 || o.need.RPS != 0 {
+		return usageErrorf("--need-users and --need-rps compare sweep files (sweep-*.json), not results")
+	}
+	files, crossed, err := loadComparison(args, o.bounds)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		err = report.WriteCompareJSON(env.Stdout, files, crossed)
+	} else {
+		err = report.WriteCompareTable(env.Stdout, files)
+	}
+	if err != nil {
+		return err
+	}
+	if o.htmlPath != "" {
+		if err := writeCompareHTML(env, o.htmlPath, args, o.bounds); err != nil {
+			return err
+		}
+	}
+	for _, c := range crossed {
+		fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
+	}
+	if len(crossed) > 0 {
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("%d --fail-if bound(s) crossed", len(crossed))}
+	}
+	return nil
 }
 
 // sweepArgs reports whether the files are sweep files: all of them (true)

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -239,5 +241,54 @@ func TestSweepUtilizationPerStep(t *testing.T) {
 	}
 	if cw.Calls() != 1 {
 		t.Errorf("%d CloudWatch reads, want one for the whole sweep", cw.Calls())
+	}
+}
+
+// TestCompareSweepArgs: how compare treats sweep files, result files and
+// the need flags.
+func TestCompareSweepArgs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sla, _ := capacity.ParseSLA("p99_ttft_ms<500")
+	pass := true
+	s := &capacity.Sweep{Label: "one", LoadKind: capacity.Concurrency, SLA: sla,
+		Steps: []capacity.Row{{Load: 4, LoadKind: capacity.Concurrency, RequestThroughput: 2, OutputThroughput: 100, SLAPass: &pass}}}
+	four := 4.0
+	s.MaxLoadUnderSLA.Load = &four
+	s.Price(&capacity.Pricing{InstanceCount: 2, USDPerInstanceHour: 1.25, Source: "--price-per-hour"})
+	sweep := filepath.Join(dir, "anything.json")
+	if err := writeFileWith(sweep, func(w io.Writer) error { return capacity.WriteJSON(w, s) }); err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(dir, "result.json")
+	if err := os.WriteFile(result, []byte(`{"duration": 1, "completed": 2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string // in stdout (exit 0) or stderr
+	}{
+		// one sweep is enough: 10 users = ceil(10/4) = 3 endpoints of 2 instances at $2.50/h
+		{"one sweep, by content", []string{sweep, "--need-users", "10"}, 0, "recommended: one, 6 instances for 10 users within the SLA (p99_ttft_ms<500), $7.50/hour ($5,475.00/month)"},
+		{"mixed files", []string{sweep, result}, 2, "not both (1 of 2 are sweeps)"},
+		{"need with results", []string{result, result, "--need-users", "3"}, 2, "compare sweep files"},
+		{"both needs", []string{sweep, "--need-users", "3", "--need-rps", "1"}, 2, "one of --need-users or --need-rps"},
+		{"fail-if with sweeps", []string{sweep, "--fail-if", "p99_ttft_ms>+10%"}, 2, "llmbench report SWEEP.json"},
+		{"one result file", []string{result}, 2, "want two or more result files, got 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, out, errs := runCLI(t, append([]string{"compare"}, tt.args...)...)
+			got := out
+			if tt.code != 0 {
+				got = errs
+			}
+			if code != tt.code || !strings.Contains(got, tt.want) {
+				t.Errorf("exit %d, want %d with %q\nstdout: %s\nstderr: %s", code, tt.code, tt.want, out, errs)
+			}
+		})
 	}
 }
