@@ -2,8 +2,11 @@
 // capacity answer: per-step rows, SLA verdicts, the saturation point,
 // the largest load that meets the SLA and its binding term, a
 // Little's-law cross-check, bisection probes and a verdict in plain
-// words, written as JSON, CSV and a text table. The rules are in
-// docs/capacity.md.
+// words, written as JSON, CSV and a text table; with a price, the cost of
+// each step and at the SLA load; and, over several sweeps, the instance
+// choice: how many of each candidate a need takes and the cheapest that
+// meets the SLA (Choose). The rules are in docs/capacity.md and
+// docs/instance-choice.md.
 //
 // It is a pure function of the steps' summaries: it never touches the
 // network, never runs a step and never reads records. The sweep command
