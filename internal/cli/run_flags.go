@@ -58,6 +58,7 @@ type runFlags struct {
 	repetitionPen   optFloat
 	maxErrorRate    optFloat
 	saveRecordsPath string
+	htmlPath        string
 
 	// Closed-loop users and time bounds (ours; see bindClosedLoopFlags).
 	users          int
@@ -187,6 +188,7 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress bar")
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
 	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
+	fs.StringVar(&f.htmlPath, "html", "", "also write an HTML report with charts of the run to this file (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")
 }
 

@@ -16,6 +16,10 @@ type Model struct {
 	// Root is the underlying model (vLLM uses it as model_id: tokenizer,
 	// result file name); "" when the server does not say.
 	Root string `json:"root"`
+	// Tokenizer is the tokenizer the server counts with, when it says
+	// (llmbench sim's "llmbench_tokenizer": a tokenizer id, or "words");
+	// "" for vLLM and other servers.
+	Tokenizer string `json:"llmbench_tokenizer"`
 }
 
 // ListModels fetches {baseURL}/v1/models with client (nil: a short-lived
