@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,20 +58,13 @@ func TestCompareRecommendsInstance(t *testing.T) {
 		{"tiny", 1, 0.3, "2,4", 0}, // cheapest, but queues from the first step
 	}
 	dir := t.TempDir()
-	done := make(chan error, len(instances))
-	for _, in := range instances {
+	paths := make([]string, len(instances))
+	sweeps := make([]*capacity.Sweep, len(instances))
+	done := make(chan struct{}, len(instances))
+	for i, in := range instances {
 		go func() {
-			code, out, errs := runCLI(t, "sweep", "--base-url", batchingSim(t, in.slots), "--model", "llmbench-sim",
-				"--concurrency", in.ladder, "--sla", "p90_ttft_ms<300", "--label", in.label,
-				"--price-per-hour", fmtF(in.price),
-				"--prompts-per-step", "16", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
-				"--num-prompts", "16", "--result-dir", filepath.Join(dir, in.label), "--tokenizer", "builtin:gpt2", "--ready-check-timeout-sec", "0")
-			if code != 0 {
-				t.Errorf("sweep %s: exit %d\n%s\n%s", in.label, code, out, errs)
-			} else if !strings.Contains(out, "$/1M out") || strings.Contains(out, "Max sustained under SLA") != (in.wantLoad > 0) {
-				t.Errorf("sweep %s: no cost columns or wrong at-SLA line:\n%s", in.label, out)
-			}
-			done <- nil
+			defer func() { done <- struct{}{} }()
+			paths[i], sweeps[i] = sweepInstance(t, filepath.Join(dir, in.label), in)
 		}()
 	}
 	for range instances {
@@ -79,13 +73,8 @@ func TestCompareRecommendsInstance(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
-	var paths []string
-	sweeps := map[string]*capacity.Sweep{}
-	for _, in := range instances {
-		s := readSweep(t, filepath.Join(dir, in.label))
-		files, _ := filepath.Glob(filepath.Join(dir, in.label, "sweep-*.json"))
-		paths = append(paths, files[0])
-		sweeps[in.label] = s
+	for i, in := range instances {
+		s := sweeps[i]
 		got := 0.0
 		if s.MaxLoadUnderSLA.Load != nil {
 			got = *s.MaxLoadUnderSLA.Load
@@ -151,6 +140,36 @@ func TestCompareRecommendsInstance(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("compare table (exit %d) lacks %q:\n%s", code, want, out)
 		}
+	}
+}
+
+// sweepInstance sweeps one simulated instance into dir and returns the
+// sweep file and its content. A sweep in which the client itself set the
+// pace (a harness-limited step, which the analysis does not count: on a
+// starved machine the dispatcher falls behind) is run again, at most
+// twice: it measured the test machine, not the simulator.
+func sweepInstance(t *testing.T, dir string, in instance) (string, *capacity.Sweep) {
+	for attempt := 1; ; attempt++ {
+		d := filepath.Join(dir, strconv.Itoa(attempt))
+		code, out, errs := runCLI(t, "sweep", "--base-url", batchingSim(t, in.slots), "--model", "llmbench-sim",
+			"--concurrency", in.ladder, "--sla", "p90_ttft_ms<300", "--label", in.label,
+			"--price-per-hour", fmtF(in.price),
+			"--prompts-per-step", "16", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
+			"--num-prompts", "16", "--result-dir", d, "--tokenizer", "builtin:gpt2", "--ready-check-timeout-sec", "0")
+		if code != 0 {
+			t.Errorf("sweep %s: exit %d\n%s\n%s", in.label, code, out, errs)
+			return "", nil
+		}
+		if !strings.Contains(out, "$/1M out") || strings.Contains(out, "Max sustained under SLA") != (in.wantLoad > 0) {
+			t.Errorf("sweep %s: no cost columns or wrong at-SLA line:\n%s", in.label, out)
+		}
+		s := readSweep(t, d)
+		limited := slices.ContainsFunc(s.Steps, func(r capacity.Row) bool { return r.HarnessLimited })
+		if !limited || attempt == 3 {
+			files, _ := filepath.Glob(filepath.Join(d, "sweep-*.json"))
+			return files[0], s
+		}
+		t.Logf("sweep %s, attempt %d: the client was limited (harness_limited); running it again:\n%s", in.label, attempt, out)
 	}
 }
 
