@@ -27,6 +27,10 @@ func (d *sweepDriver) readUtilization(ctx context.Context) {
 		fmt.Fprintln(d.ui.errw, "Warning: --cloudwatch reads a SageMaker endpoint's metrics; ignored without --backend sagemaker")
 		return
 	}
+	if d.o.sm.inferenceComponent != "" {
+		fmt.Fprintln(d.ui.errw, "Warning: --cloudwatch: inference components publish utilisation under /aws/sagemaker/InferenceComponents, which llmbench does not read; no utilisation per step")
+		return
+	}
 	start, end := d.windows[0].start, d.windows[0].end
 	for _, w := range d.windows[1:] {
 		start, end = minTime(start, w.start), maxTime(end, w.end)
