@@ -213,7 +213,9 @@ func TestSageMakerCloudWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls.Load() != 1 || s.Complete || len(s.Warnings) != 1 || s.Dimensions["EndpointName"] != "ep" {
+	// Two reads: the invocation metrics, then the instance utilisation;
+	// neither had datapoints, and each says so.
+	if calls.Load() != 2 || s.Complete || len(s.Warnings) != 2 || s.Dimensions["EndpointName"] != "ep" || s.Utilization == nil {
 		t.Errorf("calls %d summary %+v", calls.Load(), s)
 	}
 	var out bytes.Buffer

@@ -214,9 +214,11 @@ type sweepDriver struct {
 	date  string
 	dir   string // the step results' folder
 	rows  []capacity.Row
-	an    *capacity.Sweep
-	n     int // steps run
-	total int // steps planned (grows with refinement)
+	// windows are the rows' wall-clock windows, for CloudWatch.
+	windows []stepWindow
+	an      *capacity.Sweep
+	n       int // steps run
+	total   int // steps planned (grows with refinement)
 	// stopped says why the sweep ended early ("" = it did not).
 	stopped string
 }
@@ -289,10 +291,17 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 		}
 		return fmt.Errorf("no step finished: %s", d.stopped)
 	}
+	d.readUtilization(ctx)
 	an, err := capacity.Analyze(d.kind, d.sla, d.rows)
 	if err != nil {
 		return err
 	}
+	an.Label = d.label()
+	price, err := d.o.sm.pricing()
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	an.Price(price)
 	fmt.Fprintln(d.ui.out)
 	if err := capacity.WriteText(d.ui.out, an); err != nil {
 		return err
