@@ -71,13 +71,14 @@ func TestPythonJSON(t *testing.T) {
 	if got, want := o2.String(), `{"s": "\u00e9\"\\\n\t\u0001\u007f\ud83d\ude00<&>"}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	// Our extras: maps with sorted keys, structs through their JSON tags.
+	// Our extras: maps with sorted keys, structs through their JSON tags
+	// (fields in order), all with Python's separators.
 	o3 := NewObject()
 	o3.Set("sagemaker", map[string]any{"region": "us-east-1", "endpoint_name": "ep", "n": 2})
 	o3.Set("cost", struct {
 		USD float64 `json:"usd"`
 	}{1.5})
-	if got, want := o3.String(), `{"sagemaker": {"endpoint_name": "ep", "n": 2, "region": "us-east-1"}, "cost": {"usd":1.5}}`; got != want {
+	if got, want := o3.String(), `{"sagemaker": {"endpoint_name": "ep", "n": 2, "region": "us-east-1"}, "cost": {"usd": 1.5}}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	o2.Set("bad", make(chan int))

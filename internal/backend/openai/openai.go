@@ -19,12 +19,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/stream"
+	"github.com/llmbench/llmbench/internal/pyjson"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
 )
@@ -272,62 +274,87 @@ func (c *Client) HTTPClient() *http.Client { return c.http }
 
 // Body returns the exact JSON body Send would post for req.
 func (c *Client) Body(req *backend.Request) ([]byte, error) {
-	return buildBody(c.cfg.API, c.cfg.Logprobs, req)
+	return BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 }
 
-// buildBody writes vLLM's request body (spec §3), key order included.
-func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
-	var o object
+// BuildBody writes vLLM's request body for api (docs/metrics.md#request-body),
+// key order included, as Python's json.dumps writes it. The SageMaker
+// backend sends the same bodies to containers that speak the OpenAI API.
+func BuildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
+	o := pyjson.NewObject()
 	// vLLM's client always names the model; an empty name (SageMaker
 	// containers serve the one model they loaded) is left out.
 	if req.Model != "" {
-		o.set("model", req.Model)
+		o.Set("model", req.Model)
 	}
 	if api == Chat {
-		if req.Messages != nil {
-			o.set("messages", req.Messages)
-		} else {
-			part := &object{}
-			part.set("type", "text")
-			part.set("text", req.Prompt)
-			msg := &object{}
-			msg.set("role", "user")
-			msg.set("content", []any{part})
-			o.set("messages", []any{msg})
-		}
-		o.set("max_completion_tokens", req.MaxTokens)
+		o.Set("messages", chatMessages(req))
+		o.Set("max_completion_tokens", req.MaxTokens)
 	} else {
-		if req.PromptIDs != nil {
-			ids := make([]any, len(req.PromptIDs))
-			for i, id := range req.PromptIDs {
-				ids[i] = id
-			}
-			o.set("prompt", ids)
-		} else {
-			o.set("prompt", req.Prompt)
-		}
-		o.set("repetition_penalty", 1.0)
-		o.set("max_tokens", req.MaxTokens)
+		o.Set("prompt", completionPrompt(req))
+		o.Set("repetition_penalty", 1.0)
+		o.Set("max_tokens", req.MaxTokens)
 		if logprobs != nil {
-			o.set("logprobs", *logprobs)
+			o.Set("logprobs", *logprobs)
 		} else {
-			o.set("logprobs", nil)
+			o.Set("logprobs", nil)
 		}
 	}
-	o.set("stream", true)
-	opts := &object{}
-	opts.set("include_usage", true)
-	o.set("stream_options", opts)
+	o.Set("stream", true)
+	opts := pyjson.NewObject()
+	opts.Set("include_usage", true)
+	o.Set("stream_options", opts)
 	if req.IgnoreEOS {
-		o.set("ignore_eos", true)
+		o.Set("ignore_eos", true)
 	}
-	if len(req.ExtraBody) > 0 {
-		extra := mapObject(req.ExtraBody)
-		for i, k := range extra.keys {
-			o.set(k, extra.vals[i])
+	for _, k := range sortedKeys(req.ExtraBody) {
+		o.Set(k, req.ExtraBody[k])
+	}
+	return pyjson.Append(make([]byte, 0, 256+len(req.Prompt)), o)
+}
+
+// chatMessages is the request's messages, or one user message holding the
+// prompt as a text part (vLLM's chat body).
+func chatMessages(req *backend.Request) any {
+	if req.Messages != nil {
+		return req.Messages
+	}
+	part := pyjson.NewObject()
+	part.Set("type", "text")
+	part.Set("text", req.Prompt)
+	msg := pyjson.NewObject()
+	msg.Set("role", "user")
+	msg.Set("content", []any{part})
+	return []any{msg}
+}
+
+// completionPrompt is the prompt's token ids when the dataset gave them
+// (a replayed trace), else its text.
+func completionPrompt(req *backend.Request) any {
+	if req.PromptIDs != nil {
+		return req.PromptIDs
+	}
+	return req.Prompt
+}
+
+// sortedKeys are the extra body's keys in the order vLLM's merged dict
+// would hold them here: "role" and "content" first, the rest sorted (a Go
+// map keeps no insertion order).
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for _, k := range []string{"role", "content"} {
+		if _, ok := m[k]; ok {
+			keys = append(keys, k)
 		}
 	}
-	return appendPy(make([]byte, 0, 256+len(req.Prompt)), &o)
+	rest := make([]string, 0, len(m))
+	for k := range m {
+		if k != "role" && k != "content" {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(keys, rest...)
 }
 
 // Send posts req and streams the answer into resp; see backend.Backend.
@@ -336,7 +363,7 @@ func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
 // it returned.
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	defer c.redactFailure(resp)
-	body, err := buildBody(c.cfg.API, c.cfg.Logprobs, req)
+	body, err := BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 	if err != nil {
 		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
 		return

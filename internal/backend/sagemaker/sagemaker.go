@@ -97,11 +97,6 @@ type Backend struct {
 	aws    aws.Config
 	opts   func(*sagemakerruntime.Options)
 
-	// openAIBody builds OpenAI bodies byte for byte as the OpenAI backend
-	// does (key order, number format), so both backends ask the server for
-	// the same work; nil for TGI and LMI.
-	openAIBody *openai.Client
-
 	// budget bounds what all responses in flight hold together.
 	budget *stream.Budget
 	// secrets knows the custom attributes and every AWS credential the
@@ -174,9 +169,6 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg, budget: stream.NewBudget(cfg.MaxTotalResponseBytes), secrets: secrets}
 	if b.format == "" {
 		b.format = FormatOpenAIChat
-	}
-	if b.openAIBody, err = openAIBodyBuilder(b.format); err != nil {
-		return nil, err
 	}
 	endpointURL := cfg.AWS.EndpointURL
 	b.opts = func(o *sagemakerruntime.Options) {
@@ -356,26 +348,20 @@ func (b *Backend) redactFailure(resp *backend.Response) {
 	resp.FinishReason = b.secrets.String(resp.FinishReason)
 }
 
-// openAIBodyBuilder returns an OpenAI client used only to build bodies
-// (its URL is never dialled), or nil for the token formats.
-func openAIBodyBuilder(f Format) (*openai.Client, error) {
-	switch f {
-	case FormatOpenAIChat:
-		return openai.New(openai.Config{URL: "http://sagemaker.invalid/v1/chat/completions", API: openai.Chat})
-	case FormatOpenAI:
-		return openai.New(openai.Config{URL: "http://sagemaker.invalid/v1/completions", API: openai.Completions})
-	}
-	return nil, nil
-}
-
 // body builds the request body: for the OpenAI formats the OpenAI
-// backend's own bytes (vLLM bench's keys, order and number format), so both
-// backends ask the server for the same work; tokenBody for TGI and LMI.
+// backend's own bytes (openai.BuildBody: vLLM bench's keys, order and
+// number format), so both backends ask the server for the same work;
+// tokenBody for TGI and LMI.
 func (b *Backend) body(req *backend.Request) ([]byte, error) {
-	if b.openAIBody == nil {
+	api := openai.Completions
+	switch b.format {
+	case FormatOpenAIChat:
+		api = openai.Chat
+	case FormatOpenAI:
+	default:
 		return b.format.tokenBody(req)
 	}
-	body, err := b.openAIBody.Body(req)
+	body, err := openai.BuildBody(api, nil, req)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request body: %w", err)
 	}
