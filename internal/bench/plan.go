@@ -91,6 +91,12 @@ type Plan struct {
 	// leaves out connection set-up (docs/fidelity.md). Off by default, as
 	// in vLLM, whose TTFT includes it.
 	Preconnect bool
+	// AbortAfter, when > 0, stops the step as soon as the first
+	// AbortAfter requests to finish have all failed with the same class
+	// of a misconfiguration (connection refused, HTTP 4xx other than 429):
+	// the rest would fail the same way. Execute then returns an
+	// *EndpointError.
+	AbortAfter int
 	// Tokenizer counts the text of streams without usage; nil = none.
 	Tokenizer *tokenizer.Tokenizer
 	// Params describe the run for metrics and reports as far as they are

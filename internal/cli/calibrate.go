@@ -94,7 +94,7 @@ func runCalibrate(ctx context.Context, env *Env, f *calibrateFlags) error {
 			return fmt.Errorf("calibrate: finding this binary to start the simulator: %w", err)
 		}
 	}
-	res := calibrationResult{TTFTMs: ms(f.ttft), ITLMs: ms(f.itl), Tokens: f.tokens, Preconnect: f.preconnect}
+	res := calibrationResult{TTFTMs: durMs(f.ttft), ITLMs: durMs(f.itl), Tokens: f.tokens, Preconnect: f.preconnect}
 	out := env.Stdout
 	fmt.Fprintf(out, "Simulator: fixed, TTFT %v, ITL %v, %d tokens; all requests at once; errors = client − server (ms)\n", f.ttft, f.itl, f.tokens)
 	fmt.Fprintf(out, "%8s %6s %10s %10s %10s %10s %12s %10s %10s %10s  %s\n", "streams", "failed", "ttft-mean", "ttft-p99", "itl-mean", "itl-p99",
@@ -126,7 +126,7 @@ func runCalibrate(ctx context.Context, env *Env, f *calibrateFlags) error {
 	return nil
 }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func streamsOrNone(n int) string {
 	if n == 0 {
@@ -188,7 +188,7 @@ func calibrateStep(ctx context.Context, bin string, f *calibrateFlags, n, step i
 	if m.Events > 0 && m.CPU > 0 {
 		st.CPUPerChunkUs = float64(m.CPU) / float64(time.Microsecond) / float64(m.Events)
 	}
-	st.SchedP99Ms, st.DispatchLagP99Ms = ms(m.SchedLatencyP99), ms(m.DispatchLagP99)
+	st.SchedP99Ms, st.DispatchLagP99Ms = durMs(m.SchedLatencyP99), durMs(m.DispatchLagP99)
 	st.EventsPerSecond, st.Verdict = m.EventsPerSecond(), string(o.Verdict.Verdict)
 	return st, m.Cores, nil
 }

@@ -11,6 +11,12 @@
 // WriteTable sets the figures beside the client's E2EL and TTFT for
 // comparison and labels them as such.
 //
+// FetchUtilization reads the instance utilisation the endpoint publishes
+// in /aws/sagemaker/Endpoints (CPU, memory, GPU, GPU memory, disk) at
+// one-minute resolution, normalised per vCPU and GPU when the instance's
+// counts are known; UtilizationSeries.Over cuts any window out of it (a
+// run, or each step of a sweep).
+//
 // The package only reads metrics; it creates nothing in AWS.
 package cloudwatch
 
@@ -129,6 +135,10 @@ type Summary struct {
 	// published for this API; nil when no datapoint arrived.
 	FirstChunkLatency *Latency `json:"first_chunk_latency,omitempty"`
 	MidStreamErrors   *float64 `json:"mid_stream_errors,omitempty"`
+
+	// Utilization is the endpoint's instance utilisation over the run
+	// window (/aws/sagemaker/Endpoints), when read.
+	Utilization *Utilization `json:"utilization,omitempty"`
 
 	// RequestsSent is Query.Requests.
 	RequestsSent int `json:"requests_sent"`

@@ -76,7 +76,7 @@ func TestRunExactArrivals(t *testing.T) {
 }
 
 // TestRunConcurrencyCap: with all requests due at 0 and a cap of 3, three
-// run at a time, in arrival order, and the queue times are exact.
+// run at a time, slots go in arrival order, and the queue times are exact.
 func TestRunConcurrencyCap(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -93,12 +93,9 @@ func TestRunConcurrencyCap(t *testing.T) {
 				t.Fatalf("request %d: arrived %v, queued %v; want 0, %v", i, it.Arrived.Sub(start), it.Acquired.Sub(it.Arrived), wantQueue)
 			}
 		}
-		// FIFO: fn was called in index order.
-		for i, it := range rec.items {
-			if it.Index != i {
-				t.Fatalf("call %d was request %d", i, it.Index)
-			}
-		}
+		// FIFO is the exact queue times above: request i got a slot after
+		// i/3 rounds. Requests that get their slots at the same instant
+		// run on goroutines of their own, so their fn calls have no order.
 		if d := res.End.Sub(start); d != 4*time.Second {
 			t.Fatalf("took %v, want 4s", d)
 		}

@@ -13,6 +13,8 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // DefaultPreflightTimeout bounds the credential check done at construction.
@@ -70,7 +72,10 @@ var ErrNoRegion = errors.New("no AWS region: pass --region or set AWS_REGION (re
 // missing credential fails here and not inside the first measured request),
 // retries pinned off in code, and an HTTP client with a pool sized to the
 // concurrency whose request bodies hide io.WriterTo (A.4 #1).
-func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
+//
+// Every credential it resolves, now or on a later refresh, is added to
+// secrets, so that text a server echoes back can be cleaned of it.
+func loadAWS(ctx context.Context, c AWSConfig, secrets *redact.Redactor) (aws.Config, error) {
 	if c.EndpointURL != "" {
 		if err := checkEndpointURL(c.EndpointURL); err != nil {
 			return aws.Config{}, err
@@ -129,6 +134,13 @@ func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
 	cfg.HTTPClient = &readOnlyBodyClient{inner: cfg.HTTPClient}
 	cfg.RetryMaxAttempts = 1
 	cfg.Retryer = func() aws.Retryer { return aws.NopRetryer{} }
+	if cfg.Credentials != nil {
+		// The loader's cache refreshes 5 minutes early; ours, around it,
+		// asks it at the same moment and notes what it hands out.
+		cfg.Credentials = aws.NewCredentialsCache(noting{cfg.Credentials, secrets}, func(o *aws.CredentialsCacheOptions) {
+			o.ExpiryWindow = 5 * time.Minute
+		})
+	}
 
 	if err := preflight(ctx, cfg, c.PreflightTimeout); err != nil {
 		return aws.Config{}, err
@@ -163,6 +175,20 @@ func preflight(ctx context.Context, cfg aws.Config, timeout time.Duration) error
 		return errors.New(noCredentialsHelp + " (the credential source returned empty keys)")
 	}
 	return nil
+}
+
+// noting adds the credentials its provider hands out to a redactor.
+type noting struct {
+	inner   aws.CredentialsProvider
+	secrets *redact.Redactor
+}
+
+func (n noting) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	c, err := n.inner.Retrieve(ctx)
+	if err == nil {
+		n.secrets.Add(c.AccessKeyID, c.SecretAccessKey, c.SessionToken)
+	}
+	return c, err
 }
 
 // noCredentialsHelp says what to set; it is the first thing a user without

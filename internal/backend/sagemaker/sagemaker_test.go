@@ -252,11 +252,7 @@ func TestBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.f), func(t *testing.T) {
-			oc, err := openAIBodyBuilder(tt.f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := &Backend{format: tt.f, openAIBody: oc}
+			b := &Backend{format: tt.f}
 			got, err := b.body(req)
 			if err != nil {
 				t.Fatal(err)

@@ -1,0 +1,91 @@
+package hfhub
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+	"time"
+)
+
+// silentHub accepts connections on 127.0.0.1 and never answers.
+func silentHub(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// TestSilentHubDeadline: a hub that never answers fails a download and a
+// listing after the header timeout, not after the 10-minute file timeout.
+func TestSilentHubDeadline(t *testing.T) {
+	t.Parallel()
+	c := testClient(t, silentHub(t))
+	c.HeaderTimeout = 200 * time.Millisecond
+	calls := map[string]func(context.Context) error{
+		"file": func(ctx context.Context) error {
+			_, err := c.File(ctx, Repo{ID: "org/name"}, "tokenizer.json")
+			return err
+		},
+		"list": func(ctx context.Context) error { _, _, err := c.List(ctx, Repo{ID: "org/name"}); return err },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			done := make(chan error, 1)
+			go func() { done <- call(context.Background()) }()
+			select {
+			case err := <-done:
+				var ne net.Error
+				if !errors.As(err, &ne) || !ne.Timeout() {
+					t.Errorf("error = %v, want a timeout", err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("a call to a hub that never answers did not return")
+			}
+		})
+	}
+}
+
+// TestSilentHubCancel: Ctrl-C ends a download at once.
+func TestSilentHubCancel(t *testing.T) {
+	t.Parallel()
+	c := testClient(t, silentHub(t))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { _, err := c.File(ctx, Repo{ID: "org/name"}, "tokenizer.json"); done <- err }()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error = %v, want one wrapping context.Canceled", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("cancelling did not end the download")
+	}
+}
