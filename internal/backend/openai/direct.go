@@ -55,7 +55,7 @@ type directConn struct {
 
 // directReadBuffer is each connection's read buffer: several SSE events;
 // reads larger than it go straight to the caller's buffer.
-const directReadBuffer = 4096
+const directReadBuffer = 1024
 
 func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
@@ -184,12 +184,18 @@ func (b *directBody) Close() error {
 		return nil
 	}
 	b.done = true
-	err := b.rc.Close()
 	fired := !b.stop()
-	if b.eof && b.keep && !fired && b.t.put(b.addr, b.dc) {
-		return err
+	if !b.eof || !b.keep || fired {
+		// Close the socket first: net/http's body would otherwise drain
+		// the rest of the answer, which may never end.
+		b.t.closeConn(b.addr, b.dc)
+		_ = b.rc.Close()
+		return nil
 	}
-	b.t.closeConn(b.addr, b.dc)
+	err := b.rc.Close()
+	if err != nil || !b.t.put(b.addr, b.dc) {
+		b.t.closeConn(b.addr, b.dc)
+	}
 	return err
 }
 

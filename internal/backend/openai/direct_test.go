@@ -218,3 +218,39 @@ func FuzzDirectResponse(f *testing.F) {
 		tr.CloseIdleConnections()
 	})
 }
+
+// TestDirectCloseEarly: closing a body before its end (an endless stream,
+// an error answer read in part) closes the connection at once instead of
+// draining it, and the next request opens a new one.
+func TestDirectCloseEarly(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for r.Context().Err() == nil {
+			if _, err := io.WriteString(w, "data: more\n\n"); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+		}
+	}))
+	conns := countConns(srv)
+	srv.Start()
+	defer srv.Close()
+	c, tr := directClient()
+	defer tr.CloseIdleConnections()
+	for range 2 {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(resp.Body, make([]byte, 100)); err != nil {
+			t.Fatal(err)
+		}
+		if err := resp.Body.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}
+	if n := conns.Load(); n != 2 {
+		t.Errorf("%d connections, want 2 (a body closed early is not reused)", n)
+	}
+}
