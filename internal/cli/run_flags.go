@@ -43,28 +43,28 @@ type runFlags struct {
 	ds dataset.Config
 
 	// Load shaping.
-	requestRate    floatOrInf
-	burstiness     floatOrInf
-	maxConcurrency optInt
-	rampUpStrategy string
-	rampUpStartRPS optInt
-	rampUpEndRPS   optInt
-	ignoreEOS      bool
-	temperature    optFloat
-	topP           optFloat
-	topK           optInt
-	minP           optFloat
-	frequencyPen   optFloat
-	presencePen    optFloat
-	repetitionPen  optFloat
-	maxErrorRate   optFloat
+	requestRate     floatOrInf
+	burstiness      floatOrInf
+	maxConcurrency  optInt
+	rampUpStrategy  string
+	rampUpStartRPS  optInt
+	rampUpEndRPS    optInt
+	ignoreEOS       bool
+	temperature     optFloat
+	topP            optFloat
+	topK            optInt
+	minP            optFloat
+	frequencyPen    optFloat
+	presencePen     optFloat
+	repetitionPen   optFloat
+	maxErrorRate    optFloat
+	saveRecordsPath string
+	htmlPath        string
+
 	// preconnect opens the connection pool before the timed run;
 	// requireValid exits 1 unless the self-check says valid (ours,
 	// docs/fidelity.md).
-	preconnect      bool
-	requireValid    bool
-	saveRecordsPath string
-	htmlPath        string
+	preconnect, requireValid bool
 
 	// Closed-loop users and time bounds (ours; see bindClosedLoopFlags).
 	users          int
