@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/nettest"
+
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -56,35 +58,7 @@ func closedPort(t *testing.T) string {
 
 // blackHole returns a loopback address that accepts connections and never
 // answers.
-func blackHole(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return l.Addr().String()
-}
+func blackHole(t *testing.T) string { return nettest.Silent(t) }
 
 // TestNoCredentialsFailsFast: with no credentials anywhere and instance
 // metadata unreachable (refused, or a black hole), constructing the backend
