@@ -23,7 +23,7 @@ const (
 	RampExponential = "exponential"
 )
 
-// Arrivals describes the arrival process (spec §5.1, §5.3).
+// Arrivals describes the arrival process (docs/metrics.md#arrival-process, docs/metrics.md#ramp-up).
 type Arrivals struct {
 	// Rate is the request rate in requests per second. +Inf (and the zero
 	// value, vLLM's default "inf") sends every request at offset 0.
@@ -62,7 +62,7 @@ func (a Arrivals) burstiness() float64 {
 }
 
 // Validate applies vLLM's checks (burstiness > 0; the ramp-up rules of
-// §5.3) with vLLM's messages.
+// docs/metrics.md#ramp-up) with vLLM's messages.
 func (a Arrivals) Validate() error {
 	if r := a.rate(); math.IsNaN(r) || r < 0 {
 		return fmt.Errorf("request rate must be positive or inf, got %v", a.Rate)
@@ -109,7 +109,7 @@ type Plan struct {
 }
 
 // Schedule computes the intended send offsets of n requests the way
-// vllm bench serve's get_request does (spec §5.1, §5.3):
+// vllm bench serve's get_request does (docs/metrics.md#arrival-process, docs/metrics.md#ramp-up):
 //
 //   - per request a gap: 0 when the rate is inf; 1/rate when burstiness is
 //     inf; otherwise a Gamma(shape=burstiness, scale=1/(rate*burstiness))
