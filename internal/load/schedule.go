@@ -35,11 +35,6 @@ type Arrivals struct {
 	// Seed seeds NumPy's legacy RNG exactly as vLLM's --seed does
 	// (numpy.random.seed(seed)); 0 to 2**32-1.
 	Seed int64
-	// RNG, when non-nil, is used instead of a fresh
-	// numpyrand.NewRandomState(Seed): pass the state left by earlier draws
-	// from NumPy's global RNG (e.g. a dataset sampler that uses it) to stay
-	// in step with vLLM.
-	RNG *numpyrand.RandomState
 	// RampStrategy is "" (no ramp-up), RampLinear or RampExponential.
 	RampStrategy string
 	// RampStartRPS and RampEndRPS are the ramp's first and last request
@@ -101,7 +96,8 @@ type Plan struct {
 	// the start of the run, in dispatch order (non-decreasing).
 	Offsets []time.Duration
 	// Seconds are the same offsets as vLLM computes them, in float seconds
-	// (bit-for-bit what its get_request sleeps towards).
+	// (bit-for-bit what its get_request sleeps towards; Offsets round them
+	// to nanoseconds). Tests check them against vLLM's own values.
 	Seconds []float64
 	// Rates are each request's current request rate (the ramp's rate under
 	// ramp-up, else the configured rate; +Inf for "inf").
@@ -140,12 +136,9 @@ func Schedule(n int, a Arrivals) (*Plan, error) {
 	if n == 0 {
 		return p, nil
 	}
-	rng := a.RNG
-	if rng == nil {
-		var err error
-		if rng, err = numpyrand.NewRandomState(a.Seed); err != nil {
-			return nil, err
-		}
+	rng, err := numpyrand.NewRandomState(a.Seed)
+	if err != nil {
+		return nil, err
 	}
 	rate, burst := a.rate(), a.burstiness()
 	d := p.Seconds
