@@ -17,6 +17,7 @@ import (
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
@@ -77,6 +78,12 @@ type Plan struct {
 	IDPrefix string
 	// Load is the arrival process and concurrency cap.
 	Load Load
+	// Conversations, when set, makes the step a multi-turn replay
+	// (runner.RunConversations): Requests then holds only the first turns
+	// (warm-ups use them), Load.MaxConcurrency is the number of active
+	// conversations and TurnThink the pause between turns.
+	Conversations []runner.Conversation
+	TurnThink     load.Think
 	// Schedule, when non-nil, gives each request's send offset (a replayed
 	// trace's timestamps) instead of Load.Arrivals.
 	Schedule []time.Duration

@@ -453,6 +453,9 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 	})
 	defer stopNote()
 	total := len(plan.Requests)
+	if plan.Conversations != nil {
+		total = *plan.Params.NumPrompts // every turn of every conversation
+	}
 	if plan.Load.Duration > 0 {
 		total = 0 // bounded by time: the count is not known
 	}

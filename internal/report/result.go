@@ -185,6 +185,7 @@ func extras(s *metrics.Summary, p *record.Params) *Object {
 		}
 	}
 	setPerUser(x, &s.PerUser)
+	setPerTurn(x, s)
 	ss := &s.Stream
 	so := NewObject()
 	so.Set("truncated_length", ss.Truncated)
@@ -230,6 +231,27 @@ func setPerUser(x *Object, pu *metrics.PerUser) {
 	x.Set("token_goodput", pu.TokenGoodput)
 	x.Set("token_goodput_tokens", pu.GoodputTokens)
 	x.Set("token_goodput_requests", pu.GoodputRequests)
+}
+
+// setPerTurn sets per_turn, TTFT by turn index of a multi-turn run:
+// [{"turn", "n", "mean_ttft_ms", "median_ttft_ms", "p<P>_ttft_ms"...}].
+func setPerTurn(x *Object, s *metrics.Summary) {
+	if s.PerTurn == nil {
+		return
+	}
+	turns := make([]any, 0, len(s.PerTurn))
+	for _, t := range s.PerTurn {
+		o := NewObject()
+		o.Set("turn", t.Turn)
+		o.Set("n", t.N)
+		o.Set("mean_ttft_ms", t.TTFT.Mean)
+		o.Set("median_ttft_ms", t.TTFT.Median)
+		for i, q := range s.Percentiles {
+			o.Set("p"+PercentileLabel(q)+"_ttft_ms", t.TTFT.Percentiles[i])
+		}
+		turns = append(turns, o)
+	}
+	x.Set("per_turn", turns)
 }
 
 // WriteResult writes the result JSON (see Result) as Python's json.dump
