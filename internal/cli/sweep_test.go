@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,7 +76,10 @@ func TestSweepFindsCapacity(t *testing.T) {
 			// an SLA of 300 ms on p90 (past the capacity, at least one
 			// request in eight waits), far from any delay a busy machine
 			// adds to the ones that do not wait.
-			code, out, errs := runCLI(t, "sweep", "--base-url", url, "--model", "llmbench-sim",
+			// As its own process: the client's CPU share (one of the
+			// checks that mark a step client-limited) must not count the
+			// servers, which run in this test process.
+			code, out, errs := runChild(t, "sweep", "--base-url", url, "--model", "llmbench-sim",
 				"--concurrency", "4,8,16,32", "--sla", "p90_ttft_ms<300", "--refine", "4",
 				"--prompts-per-step", "24", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
 				"--num-prompts", "16", "--result-dir", dir, "--tokenizer", "builtin:gpt2", "--ready-check-timeout-sec", "0")
@@ -134,4 +141,26 @@ func queueingServer(t *testing.T, n int, itl time.Duration) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// runChild runs llmbench args as a child process (this test binary, which
+// runs Main when called as "llmbench"; see TestMain), bounded in time.
+func runChild(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Args[0] = "llmbench"
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String(), errb.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String(), errb.String()
+	}
+	t.Fatal(err)
+	return -1, "", ""
 }
