@@ -208,9 +208,16 @@ func perUserLines(s *metrics.Summary) []string {
 			l = append(l, lineF2("P"+PercentileLabel(q)+" per-user TPS (tok/s):", pu.LowTPS[i]))
 		}
 	}
-	return append(l,
+	l = append(l,
 		lineF2("System output TPS (tok/s):", pu.SystemTPS),
 		lineF2("Token goodput (tok/s):", pu.TokenGoodput))
+	if pu.GoodputRequests == 0 && s.Stream.Truncated == s.Completed {
+		// Token goodput counts natural stops only (docs/capacity.md); say
+		// why it is 0 when every answer ran to max_tokens.
+		l = append(l, "(every answer ran to max_tokens, e.g. under the",
+			" random dataset's ignore_eos: none stopped on its own)")
+	}
+	return l
 }
 
 // perTurnLines is TTFT by turn of a multi-turn run: mean and the run's
