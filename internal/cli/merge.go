@@ -33,13 +33,15 @@ from the union by the same code as a single run — percentiles of the
 union, peak figures in 1-second buckets of the common timeline, the
 duration from the earliest start to the latest end. Nothing is averaged.
 
-Each RESULT is a worker's records file (*.records.jsonl) or its result
-JSON saved with --save-detailed (the records file beside it is read).
+Each RESULT is a worker's records file (*.records.jsonl), its result
+JSON saved with --save-detailed (the records file beside it is read), or
+a folder: its files named *-worker-*.records.jsonl (the workers' default
+names).
 merge refuses, with exit code 2: a summary without per-request records,
 results of different runs or workloads, a missing or duplicate worker.
 See docs/distributed.md.`,
 		Example: `  llmbench merge results/run-*-worker-*.json -o merged.json
-  llmbench merge results/*.records.jsonl -o merged.json --save-records merged.records.jsonl`,
+  llmbench merge results/run1 -o results/run1/merged.json --save-records results/run1/merged.records.jsonl`,
 		Args: argsBetween(1, -1, "want the result or records files of every worker"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(env, args, output, saveRecords)
@@ -52,8 +54,12 @@ See docs/distributed.md.`,
 
 // runMerge reads, merges, prints the table and writes the outputs.
 func runMerge(env *Env, args []string, output, saveRecords string) error {
-	inputs := make([]merge.Input, 0, len(args))
-	for _, a := range args {
+	files, err := mergeFiles(args)
+	if err != nil {
+		return err
+	}
+	inputs := make([]merge.Input, 0, len(files))
+	for _, a := range files {
 		in, err := readMergeInput(a)
 		if err != nil {
 			return &UsageError{Err: err}
@@ -105,6 +111,33 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	}
 	fmt.Fprintf(env.Stdout, "Merged result saved to %s\n", path)
 	return nil
+}
+
+// workerRecordsGlob matches the records files workers save under their
+// default result names (RUNID-worker-I.json, with --save-detailed).
+const workerRecordsGlob = "*-worker-*.records.jsonl"
+
+// mergeFiles expands folder arguments into the worker records files they
+// hold, so that a shell-less container (Kubernetes, docs/distributed.md)
+// can merge a folder without a glob.
+func mergeFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(a, workerRecordsGlob))
+		if err != nil || len(found) == 0 {
+			return nil, usageErrorf("%s holds no worker records (%s): run the workers with --save-detailed and their default result names", a, workerRecordsGlob)
+		}
+		files = append(files, found...)
+	}
+	return files, nil
 }
 
 // readMergeInput reads one worker's records: the file itself when it is

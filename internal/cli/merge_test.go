@@ -310,4 +310,22 @@ func TestMergeRefusals(t *testing.T) {
 	if code, _, errs := runCLI(t, "merge", a0, a1, "-o", filepath.Join(dir, "ok.json")); code != 0 {
 		t.Errorf("the complete set: exit %d: %s", code, errs)
 	}
+	// A folder stands for the worker records files in it (named as workers
+	// name them by default); one without any is refused.
+	sub := filepath.Join(dir, "run1")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI(t, "merge", sub); code != 2 || !strings.Contains(errs, "holds no worker records") {
+		t.Errorf("an empty folder: exit %d: %s", code, errs)
+	}
+	for i, f := range []string{a0, a1} {
+		b, _ := os.ReadFile(f)
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("run-a-worker-%d.records.jsonl", i)), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, errs := runCLI(t, "merge", sub); code != 0 || !strings.Contains(out, "Successful requests:                     2") {
+		t.Errorf("a folder: exit %d: %s %s", code, out, errs)
+	}
 }
