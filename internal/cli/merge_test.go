@@ -329,3 +329,39 @@ func TestMergeRefusals(t *testing.T) {
 		t.Errorf("a folder: exit %d: %s %s", code, out, errs)
 	}
 }
+
+// TestMergeUsers: closed-loop workers split the users (worker i runs the
+// users whose id is i modulo the count) and the request indices; merged,
+// they are users 1..3 and requests 0..11 once each.
+func TestMergeUsers(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, nil)
+	dir := t.TempDir()
+	for i := range 2 {
+		code, out, errs := runCLI(t, "run", "--no-config", "--base-url", srv.URL, "--model", "llmbench-sim", "--skip-tokenizer-init",
+			"--users", "3", "--num-prompts", "12", "--random-input-len", "8", "--random-output-len", "4", "--num-warmups", "0",
+			"--worker-count", "2", "--worker-index", strconv.Itoa(i), "--run-id", "users-test",
+			"--save-records", filepath.Join(dir, fmt.Sprintf("w%d.records.jsonl", i)), "--disable-tqdm")
+		if code != 0 {
+			t.Fatalf("worker %d: exit %d\n%s\n%s", i, code, out, errs)
+		}
+	}
+	merged := filepath.Join(dir, "merged.records.jsonl")
+	if code, out, errs := runCLI(t, "merge", filepath.Join(dir, "w0.records.jsonl"), filepath.Join(dir, "w1.records.jsonl"), "--save-records", merged); code != 0 {
+		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, recs, _, err := record.ReadFile(merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := map[int]bool{}
+	for i, r := range recs {
+		if r.Index != i || (r.User-1)%2 != r.Worker-1 || r.Index%2 != r.Worker-1 {
+			t.Errorf("record %d: index %d, user %d, worker %d", i, r.Index, r.User, r.Worker)
+		}
+		users[r.User] = true
+	}
+	if len(recs) != 12 || len(users) != 3 || !users[1] || !users[2] || !users[3] {
+		t.Errorf("%d records from users %v; want 12 from users 1..3", len(recs), users)
+	}
+}
