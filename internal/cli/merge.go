@@ -76,6 +76,12 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	}
 	fmt.Fprintf(env.Stderr, "Merged run %s: %d workers, %d requests; the workers began dispatch within %v of each other.\n",
 		m.Worker.RunID, m.Worker.Count, len(m.Records), m.StartSpread.Round(time.Microsecond))
+	if len(m.Unsynced) > 0 {
+		fmt.Fprintf(env.Stderr, "Note: worker(s) %v had a clock their kernel marks unsynchronised (no NTP/chrony): the common timeline assumes synchronised clocks (docs/distributed.md).\n", m.Unsynced)
+	}
+	if m.ClockBound > 0 {
+		fmt.Fprintf(env.Stderr, "The synchronised workers' clocks agreed within %v (the kernel's maximum-error estimates).\n", m.ClockBound)
+	}
 	if len(m.Unfinished) > 0 {
 		fmt.Fprintf(env.Stderr, "Note: worker(s) %v did not finish (no closing line in their records): their end is estimated from their records.\n", m.Unfinished)
 	}
@@ -104,6 +110,7 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	obj.Set("llmbench_merge", map[string]any{
 		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
 		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
+		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
 	})
 	path, err := report.SaveResult("", output, false, obj)
 	if err != nil {

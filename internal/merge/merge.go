@@ -50,6 +50,12 @@ type Result struct {
 	// Unfinished lists the workers whose records file had no closing
 	// line (killed): their duration is estimated.
 	Unfinished []int
+	// Unsynced lists the workers whose kernel reported an unsynchronised
+	// clock (record.ClockSync); ClockBound is the sum of the two largest
+	// maximum errors the synchronised workers reported: a bound on how
+	// far apart their clocks were (0 when fewer than two reported).
+	Unsynced   []int
+	ClockBound time.Duration
 }
 
 // Merge checks that inputs are the complete set of workers of one run and
@@ -103,6 +109,7 @@ func Merge(inputs []Input) (*Result, error) {
 			res.Records = append(res.Records, r)
 		}
 	}
+	res.Unsynced, res.ClockBound = clocks(inputs)
 	slices.Sort(res.Unfinished)
 	slices.SortStableFunc(res.Records, func(a, b record.Record) int { return cmp.Compare(a.Index, b.Index) })
 	for i := 1; i < len(res.Records); i++ {
@@ -159,4 +166,27 @@ func check(inputs []Input) (*Input, error) {
 		return nil, fmt.Errorf("run %s: worker %s of 0..%d missing: merge needs every worker's records", ref.Header.Worker.RunID, strings.Join(missing, ", "), ref.Header.Worker.Count-1)
 	}
 	return byIndex[0], nil
+}
+
+// clocks reads the workers' clock-synchronisation states (see
+// Result.Unsynced and Result.ClockBound; docs/distributed.md).
+func clocks(inputs []Input) (unsynced []int, bound time.Duration) {
+	var errs []int64
+	unsynced = []int{} // a list in the result JSON, never null
+	for i := range inputs {
+		c, w := inputs[i].Header.Worker.Clock, inputs[i].Header.Worker.Index
+		switch {
+		case c == nil:
+		case !c.Synced:
+			unsynced = append(unsynced, w)
+		default:
+			errs = append(errs, c.MaxErrorUS)
+		}
+	}
+	slices.Sort(unsynced)
+	if len(errs) >= 2 {
+		slices.Sort(errs)
+		bound = time.Duration(errs[len(errs)-1]+errs[len(errs)-2]) * time.Microsecond
+	}
+	return unsynced, bound
 }

@@ -86,3 +86,20 @@ func TestMergeRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeClocks: unsynchronised workers are named; the bound is the sum
+// of the two largest maximum errors of the synchronised ones.
+func TestMergeClocks(t *testing.T) {
+	t.Parallel()
+	in := []Input{worker(0, 3, 0, 1, 0), worker(1, 3, 0, 1, 1), worker(2, 3, 0, 1, 2)}
+	in[0].Header.Worker.Clock = &record.ClockSync{Synced: true, MaxErrorUS: 400}
+	in[1].Header.Worker.Clock = &record.ClockSync{Synced: false, MaxErrorUS: 16_000_000}
+	in[2].Header.Worker.Clock = &record.ClockSync{Synced: true, MaxErrorUS: 1500}
+	res, err := Merge(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unsynced) != 1 || res.Unsynced[0] != 1 || res.ClockBound != 1900*time.Microsecond || res.Worker.Clock != nil {
+		t.Errorf("unsynced %v, bound %v, merged clock %v", res.Unsynced, res.ClockBound, res.Worker.Clock)
+	}
+}
