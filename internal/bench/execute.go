@@ -17,6 +17,9 @@ type Hooks struct {
 	// OnEvent receives one-line notes on the phases ("Warmup run
 	// completed.").
 	OnEvent func(msg string)
+	// OnStart is called with the instant dispatch starts (after the
+	// warm-ups), just before the first request goes out.
+	OnStart func(start time.Time)
 	// OnRecord sees each record as it completes, from one goroutine that
 	// is not on any request's path (progress, live metrics). It must not
 	// block for long.
@@ -93,7 +96,17 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	rc.OnDone = func(r *record.Record) { out.observe(p, h, r) }
+	runCtx, abort := context.WithCancelCause(ctx)
+	defer abort(nil)
+	watch := &failWatch{n: p.AbortAfter, abort: abort}
+	rc.OnDone = func(r *record.Record) {
+		out.observe(p, h, r)
+		watch.see(r)
+	}
+	ctx = runCtx
+	if h.OnStart != nil {
+		h.OnStart(rc.Origin)
+	}
 	var res *runner.Result
 	if u := p.Load.Users; u != nil {
 		uu, n := *u, len(p.Requests)
@@ -106,6 +119,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if e := (*EndpointError)(nil); errors.As(context.Cause(runCtx), &e) {
+		return nil, e
 	}
 	out.Records, out.Start, out.Duration = res.Records, res.Start, res.Duration
 	out.Interrupted, out.NotSent = res.Interrupted, res.NotSent

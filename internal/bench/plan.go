@@ -86,6 +86,12 @@ type Plan struct {
 	NumWarmups     int
 	RequestTimeout time.Duration
 	ReadyCheck     time.Duration
+	// AbortAfter, when > 0, stops the step as soon as the first
+	// AbortAfter requests to finish have all failed with the same class
+	// of a misconfiguration (connection refused, HTTP 4xx other than 429):
+	// the rest would fail the same way. Execute then returns an
+	// *EndpointError.
+	AbortAfter int
 	// Tokenizer counts the text of streams without usage; nil = none.
 	Tokenizer *tokenizer.Tokenizer
 	// Params describe the run for metrics and reports as far as they are

@@ -22,7 +22,11 @@ func FinalParams(p *Plan, o *Outcome) record.Params {
 	if params.DurationS <= 0 {
 		params.DurationS = 1e-9 // nothing ran (interrupted at once); keep metrics defined
 	}
-	params.Date = o.Start.Format(DateLayout)
+	if params.Date == "" {
+		// The caller may have fixed it earlier (a records file named
+		// after the result); else the dispatch start.
+		params.Date = o.Start.Format(DateLayout)
+	}
 	params.Interrupted = o.Interrupted
 	params.RPSChangeEvents = nil
 	for _, c := range o.RampEvents {

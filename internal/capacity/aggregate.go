@@ -18,9 +18,9 @@ type Range struct {
 // Aggregate combines K rows of one load (--runs K) into one: every
 // figure in Metrics becomes its mean over the runs that reported it,
 // with min, max and std in Spread; completed and failed are summed;
-// health figures (mean in flight, dispatch lag, client CPU) are
-// averaged; the row is harness-limited when any run was; result files
-// are joined with spaces. One row is returned as is; rows of different
+// health figures (mean in flight, dispatch lag, client CPU) and the
+// utilisation are averaged; the row is harness-limited when any run
+// was; result files are joined with spaces. One row is returned as is; rows of different
 // loads or kinds are an error.
 func Aggregate(rows []Row) (Row, error) {
 	if len(rows) == 0 {
@@ -62,6 +62,7 @@ func Aggregate(rows []Row) (Row, error) {
 	out.MeanInFlight = meanOf(rows, func(r *Row) *float64 { return r.MeanInFlight })
 	out.DispatchLagP99Ms = meanOf(rows, func(r *Row) *float64 { return r.DispatchLagP99Ms })
 	out.ClientCPU = meanOf(rows, func(r *Row) *float64 { return r.ClientCPU })
+	out.Utilization = meanUtilization(rows)
 	out.derive()
 	// One limited run limits the step, whatever the averages say; its
 	// reason is the one shown.

@@ -2,8 +2,11 @@
 // capacity answer: per-step rows, SLA verdicts, the saturation point,
 // the largest load that meets the SLA and its binding term, a
 // Little's-law cross-check, bisection probes and a verdict in plain
-// words, written as JSON, CSV and a text table. The rules are in
-// docs/capacity.md.
+// words, written as JSON, CSV and a text table; with a price, the cost of
+// each step and at the SLA load; and, over several sweeps, the instance
+// choice: how many of each candidate a need takes and the cheapest that
+// meets the SLA (Choose). The rules are in docs/capacity.md and
+// docs/instance-choice.md.
 //
 // It is a pure function of the steps' summaries: it never touches the
 // network, never runs a step and never reads records. The sweep command
@@ -59,13 +62,22 @@ type MaxLoad struct {
 
 // Sweep is the analysis of a sweep: the content of sweep-*.json.
 type Sweep struct {
-	LoadKind Kind `json:"load_kind"`
-	SLA      SLA  `json:"sla"`
+	// Label names the swept endpoint or instance (sweep --label, else the
+	// endpoint or model name); compare heads its rows with it.
+	Label    string `json:"label,omitempty"`
+	LoadKind Kind   `json:"load_kind"`
+	SLA      SLA    `json:"sla"`
 	// Steps are the rows sorted by load, repeated runs aggregated.
 	Steps           []Row       `json:"steps"`
 	Saturation      *Saturation `json:"saturation"`
 	MaxLoadUnderSLA MaxLoad     `json:"max_load_under_sla"`
 	Verdict         string      `json:"verdict"`
+	// AtSLA are the figures at the largest load under the SLA (the
+	// SLA-aware MaxInvocations); absent when no load met the SLA.
+	AtSLA *AtSLA `json:"at_sla,omitempty"`
+	// Pricing is the price cost figures use; absent without one (see
+	// Price).
+	Pricing *Pricing `json:"pricing,omitempty"`
 	// Notes are caveats: harness-limited steps, Little's-law mismatches.
 	Notes []string `json:"notes"`
 }
@@ -97,6 +109,7 @@ func Analyze(kind Kind, sla SLA, rows []Row) (*Sweep, error) {
 	s.MaxLoadUnderSLA = maxLoad(s.Steps, sla)
 	s.Notes = notes(s.Steps)
 	s.Verdict = verdict(s)
+	s.AtSLA = atSLA(s)
 	return s, nil
 }
 

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "github.com/llmbench/llmbench/internal/golden"
 
 	"github.com/llmbench/llmbench/internal/metrics"
 )
@@ -110,30 +108,42 @@ func TestGolden(t *testing.T) {
 		{load: 30, tput: 2950, p99TTFT: 2600, p99ITL: 40, failed: 3, e2elMean: 9000},
 		{load: 30, tput: 2990, p99TTFT: 2900, p99ITL: 42, failed: 5, e2elMean: 9800},
 	}
+	g5 := &Pricing{InstanceType: "ml.g5.2xlarge", InstanceCount: 2, USDPerInstanceHour: 1.515, Source: "--price-per-hour"}
 	tests := []struct {
 		name  string
 		kind  Kind
 		sla   SLA
 		think float64
 		specs []spec
+		price *Pricing // nil: no cost figures
+		util  bool     // synthetic utilisation on every step but the first
 	}{
-		{"a100_concurrency", Concurrency, sla, 0, a100},                                            // the example
-		{"a100_refined", Concurrency, sla, 0, refined},                                             // after bisection: 104
-		{"first_step_fails", Concurrency, mustSLA(t, "p99_ttft_ms<40"), 0, a100},                   // max load null
-		{"never_fails", Concurrency, mustSLA(t, "p99_ttft_ms<=5000,p10_per_user_tps>10"), 0, a100}, // least headroom
-		{"no_saturation", Concurrency, sla, 0, growing},                                            // still growing
-		{"no_sla", Concurrency, nil, 0, a100},                                                      // saturation only
-		{"harness_limited", Concurrency, sla, 0, limited},                                          // 128 not counted
-		{"users_think", Users, sla, 0.5, users},                                                    // Little's law with think time
-		{"rate_runs", RequestRate, mustSLA(t, "p99_ttft_ms<500,error_rate<0.01"), 0, rates},        // --runs 2
+		{"a100_concurrency", Concurrency, sla, 0, a100, nil, false},                                            // the example
+		{"a100_refined", Concurrency, sla, 0, refined, nil, false},                                             // after bisection: 104
+		{"first_step_fails", Concurrency, mustSLA(t, "p99_ttft_ms<40"), 0, a100, nil, false},                   // max load null
+		{"never_fails", Concurrency, mustSLA(t, "p99_ttft_ms<=5000,p10_per_user_tps>10"), 0, a100, nil, false}, // least headroom
+		{"no_saturation", Concurrency, sla, 0, growing, nil, false},                                            // still growing
+		{"no_sla", Concurrency, nil, 0, a100, nil, false},                                                      // saturation only
+		{"harness_limited", Concurrency, sla, 0, limited, nil, false},                                          // 128 not counted
+		{"users_think", Users, sla, 0.5, users, nil, false},                                                    // Little's law with think time
+		{"rate_runs", RequestRate, mustSLA(t, "p99_ttft_ms<500,error_rate<0.01"), 0, rates, nil, false},        // --runs 2
+		// cost per step and at the SLA load; utilisation averaged over runs
+		{"priced_utilization", RequestRate, mustSLA(t, "p99_ttft_ms<500,error_rate<0.01"), 0, rates, g5, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			s, err := Analyze(tt.kind, tt.sla, rowsOf(tt.kind, tt.think, tt.specs...))
+			rows := rowsOf(tt.kind, tt.think, tt.specs...)
+			if tt.util {
+				for i := range rows[1:] {
+					rows[i+1].Utilization = synthUtil(rows[i+1].Load, i)
+				}
+			}
+			s, err := Analyze(tt.kind, tt.sla, rows)
 			if err != nil {
 				t.Fatal(err)
 			}
+			s.Price(tt.price)
 			var js, csv, txt bytes.Buffer
 			for _, w := range []error{WriteJSON(&js, s), WriteCSV(&csv, s), WriteText(&txt, s)} {
 				if w != nil {
@@ -157,22 +167,18 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// synthUtil is a utilisation that grows with load: CPU 5 % + load/2,
+// GPU 20 % + 2 × load (capped at 100), memory 40 %, GPU memory 90 %,
+// no disk figure; run i's CPU is i % higher, so --runs averages show.
+func synthUtil(load float64, i int) *Utilization {
+	cpu, gpu, mem, gmem := 5+load/2+float64(i), min(100, 20+2*load), 40.0, 90.0
+	return &Utilization{CPUPct: &cpu, GPUPct: &gpu, MemoryPct: &mem, GPUMemoryPct: &gmem, Normalized: true, Minutes: 2,
+		Note: "steps shorter than 2 minutes share CloudWatch minutes with their neighbours"}
+}
+
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, name, got, *update)
 }
 
 func mustSLA(t *testing.T, s string) SLA {

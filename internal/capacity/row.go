@@ -58,6 +58,9 @@ type Step struct {
 	// MeanThinkS is the users' mean think time in seconds (Users only;
 	// 0 = none).
 	MeanThinkS float64
+	// Utilization is the endpoint's instance utilisation over the step's
+	// window (CloudWatch); nil = not read.
+	Utilization *Utilization
 }
 
 // Row is one step's summary row, the unit of analysis. JSON keys are
@@ -116,6 +119,15 @@ type Row struct {
 	// MeanThinkS is the users' mean think time in seconds (Users only;
 	// 0 = none), used by the Little's-law check.
 	MeanThinkS float64 `json:"mean_think_s"`
+	// USDPerHour, USDPerRequest and USDPer1MOutputTokens are the step's
+	// cost at its load (see Sweep.Price); absent without pricing, and
+	// the last two when nothing completed.
+	USDPerHour           *float64 `json:"usd_per_hour,omitempty"`
+	USDPerRequest        *float64 `json:"usd_per_request,omitempty"`
+	USDPer1MOutputTokens *float64 `json:"usd_per_1m_output_tokens,omitempty"`
+	// Utilization is the endpoint's instance utilisation over the step's
+	// window, from CloudWatch; absent when not read.
+	Utilization *Utilization `json:"utilization,omitempty"`
 }
 
 // TermResult is one SLA term's outcome at one step.
@@ -142,6 +154,7 @@ func RowFrom(sum *metrics.Summary, st Step) Row {
 		ClientCPU:        st.ClientCPU,
 		ResultFile:       st.ResultFile,
 		MeanThinkS:       st.MeanThinkS,
+		Utilization:      st.Utilization,
 	}
 	m := map[string]float64{
 		"error_rate":              0,

@@ -39,7 +39,9 @@ var csvColumns = []string{
 
 // WriteCSV writes one line per step: csvColumns, then one column per SLA
 // term named "sla:" + the term (e.g. "sla:p99_ttft_ms<500") holding
-// pass, fail or missing, then result_file. Empty cells are unknown
+// pass, fail or missing, then result_file, then the cost columns when the
+// sweep is priced and the utilisation columns when any step has them
+// (see extraColumns). Empty cells are unknown
 // values (JSON null). Numbers use Go's shortest exact form.
 func WriteCSV(w io.Writer, s *Sweep) error {
 	cw := csv.NewWriter(w)
@@ -48,6 +50,7 @@ func WriteCSV(w io.Writer, s *Sweep) error {
 		head = append(head, "sla:"+t.String())
 	}
 	head = append(head, "result_file")
+	head = append(head, extraColumns(s)...)
 	if err := cw.Write(head); err != nil {
 		return err
 	}
@@ -72,6 +75,7 @@ func WriteCSV(w io.Writer, s *Sweep) error {
 			}
 		}
 		line = append(line, r.ResultFile)
+		line = append(line, extraCells(s, r)...)
 		if err := cw.Write(line); err != nil {
 			return err
 		}
@@ -101,12 +105,14 @@ func optB(v *bool) string {
 // verdict. Columns: load, request and output throughput, mean/p99 TTFT,
 // mean/p99 ITL, mean TPOT (ms), mean/p10 per-user TPS, error rate, and
 // SLA (pass, FAIL, or - without an SLA); a flag column marks H
-// (harness-limited) and L (Little's law off).
+// (harness-limited) and L (Little's law off); cost and utilisation
+// columns follow when the sweep has them (see extraHead). After the max
+// load under the SLA comes the capacity there (see writeAtSLA).
 func WriteText(w io.Writer, s *Sweep) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%-12s %9s %11s %9s %9s %8s %8s %8s %8s %8s %7s %-5s %s\n",
+	fmt.Fprintf(bw, "%-12s %9s %11s %9s %9s %8s %8s %8s %8s %8s %7s %-5s %s%s\n",
 		string(s.LoadKind), "req/s", "out tok/s", "TTFT ms", "p99 TTFT", "ITL ms", "p99 ITL", "TPOT ms",
-		"user TPS", "p10 TPS", "err %", "SLA", "flags")
+		"user TPS", "p10 TPS", "err %", "SLA", "flags", extraHead(s))
 	for i := range s.Steps {
 		r := &s.Steps[i]
 		sla := "-"
@@ -123,10 +129,14 @@ func WriteText(w io.Writer, s *Sweep) error {
 		if r.LittlesLawOff {
 			flags += "L"
 		}
-		fmt.Fprintf(bw, "%-12s %9.2f %11.1f %9.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %7.2f %-5s %s\n",
+		ex := extraText(s, r)
+		if ex != "" {
+			flags = fmt.Sprintf("%-5s", flags)
+		}
+		fmt.Fprintf(bw, "%-12s %9.2f %11.1f %9.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %7.2f %-5s %s%s\n",
 			strconv.FormatFloat(r.Load, 'f', -1, 64), r.RequestThroughput, r.OutputThroughput,
 			r.MeanTTFTMs, r.P99TTFTMs, r.MeanITLMs, r.P99ITLMs, r.MeanTPOTMs,
-			r.MeanPerUserTPS, r.P10PerUserTPS, 100*r.ErrorRate, sla, flags)
+			r.MeanPerUserTPS, r.P10PerUserTPS, 100*r.ErrorRate, sla, flags, ex)
 	}
 	if len(s.SLA) > 0 {
 		fmt.Fprintf(bw, "SLA: %s\n", s.SLA)
@@ -146,6 +156,7 @@ func WriteText(w io.Writer, s *Sweep) error {
 		}
 		fmt.Fprintf(bw, "Max load under SLA: %s (binding: %s)\n", load, binding)
 	}
+	writeAtSLA(bw, s)
 	for _, n := range s.Notes {
 		fmt.Fprintf(bw, "Note: %s\n", n)
 	}

@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/report"
 )
@@ -15,13 +17,9 @@ import (
 // reading, the Δ% math, the bounds and the rendering live in package
 // report; this binds the flags and maps errors to exit codes.
 func newCompareCmd(env *Env) *cobra.Command {
-	var (
-		format   string
-		bounds   []string
-		htmlPath string
-	)
+	o := &compareOptions{}
 	cmd := &cobra.Command{
-		Use:   "compare BASE.json OTHER.json [MORE.json...]",
+		Use:   "compare BASE.json OTHER.json [MORE.json...] | compare SWEEP.json... [--need-users N | --need-rps R]",
 		Short: "Compare result files side by side with the change against the first",
 		Long: `Compare the headline figures of two or more result files side by side: token
 totals, request/output/total throughput, peak concurrency, goodput and the
@@ -40,44 +38,131 @@ the last one is compared (the legend says so).
 a file after the first crosses the bound; BOUND is a change against the
 first file in percent ("p99_ttft_ms>+10%", "request_throughput<-5%") or an
 absolute value ("p99_ttft_ms>250"). KEY is any numeric key of the result
-JSON. Each crossed bound is reported on its own line on stderr.`,
+JSON. Each crossed bound is reported on its own line on stderr.
+
+Sweep files (sweep-*.json, told apart by content) are compared as
+candidates for one deployment (docs/instance-choice.md): one row per sweep,
+headed by its --label, with the largest load under its SLA, the requests per
+minute, output and per-user throughput, cost per hour and per million output
+tokens and the instance utilisation there. --need-users N (or --need-rps R)
+adds how many instances each candidate needs to carry that load within its
+SLA (ceil of the need over its capacity), what they cost per hour and per
+month (730 h), and recommends the cheapest; a candidate that never met its
+SLA is listed as such and never recommended.`,
 		Example: `  llmbench compare baseline.json candidate.json
-  llmbench compare a.json b.json --fail-if 'p99_ttft_ms>+10%' --fail-if 'output_throughput<-5%'`,
-		Args: argsBetween(2, -1, "want two or more result files"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "table" && format != "json" {
-				return usageErrorf("--format %q: want table or json", format)
-			}
-			files, crossed, err := loadComparison(args, bounds)
-			if err != nil {
-				return err
-			}
-			if format == "json" {
-				err = report.WriteCompareJSON(env.Stdout, files, crossed)
-			} else {
-				err = report.WriteCompareTable(env.Stdout, files)
-			}
-			if err != nil {
-				return err
-			}
-			if htmlPath != "" {
-				if err := writeCompareHTML(env, htmlPath, args, bounds); err != nil {
-					return err
+  llmbench compare a.json b.json --fail-if 'p99_ttft_ms>+10%' --fail-if 'output_throughput<-5%'
+  llmbench compare sweep-g5-*.json sweep-g6e-*.json --need-users 200`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if ok, _ := report.IsSweepFile(args[0]); ok {
+					return nil
 				}
 			}
-			for _, c := range crossed {
-				fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
-			}
-			if len(crossed) > 0 {
-				return &ExitError{Code: 1, Msg: fmt.Sprintf("%d --fail-if bound(s) crossed", len(crossed))}
-			}
-			return nil
+			return argsBetween(2, -1, "want two or more result files")(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.run(env, args)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
-	cmd.Flags().StringArrayVar(&bounds, "fail-if", nil, "exit 1 if a later file crosses KEY>BOUND or KEY<BOUND (+10% or 250); repeatable")
-	cmd.Flags().StringVar(&htmlPath, "html", "", "also write the comparison as an HTML report with charts")
+	cmd.Flags().StringVar(&o.format, "format", "table", "output: table or json")
+	cmd.Flags().StringArrayVar(&o.bounds, "fail-if", nil, "exit 1 if a later file crosses KEY>BOUND or KEY<BOUND (+10% or 250); repeatable")
+	cmd.Flags().StringVar(&o.htmlPath, "html", "", "also write the comparison as an HTML report with charts")
+	cmd.Flags().Float64Var(&o.need.Users, "need-users", 0, "sweep files: concurrent users the deployment must serve within the SLA; sizes and prices each candidate")
+	cmd.Flags().Float64Var(&o.need.RPS, "need-rps", 0, "sweep files: requests per second the deployment must serve within the SLA")
 	return cmd
+}
+
+// compareOptions are compare's flags.
+type compareOptions struct {
+	format   string
+	bounds   []string
+	htmlPath string
+	need     capacity.Need
+}
+
+// run compares result files (Δ%, --fail-if, --html) or sweep files
+// (candidates, --need-users/--need-rps), by the files' content.
+func (o *compareOptions) run(env *Env, args []string) error {
+	if o.format != "table" && o.format != "json" {
+		return usageErrorf("--format %q: want table or json", o.format)
+	}
+	sweeps, err := sweepArgs(args)
+	if err != nil {
+		return err
+	}
+	if sweeps {
+		if len(o.bounds) > 0 || o.htmlPath != "" {
+			return usageErrorf("--fail-if and --html compare result files; for sweep files use llmbench report SWEEP.json")
+		}
+		return compareSweeps(env, args, o.need, o.format)
+	}
+	if o.need.Users != 0 || o.need.RPS != 0 {
+		return usageErrorf("--need-users and --need-rps compare sweep files (sweep-*.json), not results")
+	}
+	files, crossed, err := loadComparison(args, o.bounds)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		err = report.WriteCompareJSON(env.Stdout, files, crossed)
+	} else {
+		err = report.WriteCompareTable(env.Stdout, files)
+	}
+	if err != nil {
+		return err
+	}
+	if o.htmlPath != "" {
+		if err := writeCompareHTML(env, o.htmlPath, args, o.bounds); err != nil {
+			return err
+		}
+	}
+	for _, c := range crossed {
+		fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
+	}
+	if len(crossed) > 0 {
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("%d --fail-if bound(s) crossed", len(crossed))}
+	}
+	return nil
+}
+
+// sweepArgs reports whether the files are sweep files: all of them (true)
+// or none (false); a mix is a usage error.
+func sweepArgs(paths []string) (bool, error) {
+	n := 0
+	for _, p := range paths {
+		ok, err := report.IsSweepFile(p)
+		if err != nil {
+			return false, &UsageError{Err: err}
+		}
+		if ok {
+			n++
+		}
+	}
+	if n > 0 && n < len(paths) {
+		return false, usageErrorf("compare takes result files or sweep files, not both (%d of %d are sweeps)", n, len(paths))
+	}
+	return n > 0, nil
+}
+
+// compareSweeps reads sweep files as candidates, sizes them for need and
+// writes the table or JSON with the recommendation.
+func compareSweeps(env *Env, paths []string, need capacity.Need, format string) error {
+	if need.Users < 0 || need.RPS < 0 || (need.Users > 0 && need.RPS > 0) || math.IsInf(need.Users+need.RPS, 0) || math.IsNaN(need.Users+need.RPS) {
+		return usageErrorf("give one of --need-users or --need-rps, a positive number")
+	}
+	files := make([]*report.SweepFile, len(paths))
+	for i, p := range paths {
+		f, err := report.ReadSweepFile(p)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		files[i] = f
+	}
+	ch := capacity.Choose(report.SweepCandidates(files), need)
+	if format == "json" {
+		return report.WriteChoiceJSON(env.Stdout, ch)
+	}
+	return report.WriteChoiceTable(env.Stdout, ch)
 }
 
 // writeCompareHTML writes the compare page of paths, with the --fail-if

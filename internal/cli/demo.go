@@ -36,6 +36,8 @@ func setDefault(fs *pflag.FlagSet, name, value string) {
 		panic(fmt.Sprintf("setDefault %s=%s: %v", name, value, err))
 	}
 	fl.DefValue = value
+	// The usage text must not name the old default beside the new one.
+	fl.Usage = defaultNote.ReplaceAllString(fl.Usage, "")
 }
 
 // newDemoCmd builds "llmbench demo": the built-in simulator on a loopback

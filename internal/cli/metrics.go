@@ -124,20 +124,14 @@ appends an "llmbench" object with our own figures (--extras=false drops it).`,
 				_, err := io.WriteString(env.Stdout, "\n")
 				return err
 			}
-			if err := report.WriteFailures(env.Stdout, s); err != nil {
-				return err
-			}
-			if err := report.WriteTable(env.Stdout, s, &p); err != nil {
-				return err
-			}
+			var opt report.RunReportOptions
 			if fileFormat == record.FormatJSONLines {
-				title := report.StreamSpecifics
+				opt.Title = report.StreamSpecifics
 				if p.EndpointName != "" {
-					title = report.SageMakerSpecifics
+					opt.Title = report.SageMakerSpecifics
 				}
-				return report.WriteSpecifics(env.Stdout, title, s)
 			}
-			return nil
+			return report.WriteRunReport(env.Stdout, s, &p, opt)
 		},
 	}
 	fs := cmd.Flags()

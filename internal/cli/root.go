@@ -84,8 +84,8 @@ simulator on this machine.`,
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.SetGlobalNormalizationFunc(normalizeFlag)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &UsageError{Err: err}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &UsageError{Err: suggestFlag(cmd, err)}
 	})
 	root.AddCommand(
 		// Subcommands register here, one constructor each.
@@ -100,13 +100,24 @@ simulator on this machine.`,
 		newCompareCmd(env),
 		newReportCmd(env),
 	)
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "run", "demo", "sweep":
+			c.SetHelpFunc(groupedHelp)
+		}
+	}
 	return root
 }
 
 // Main runs llmbench with args and returns the process exit code: 0 on
 // success, 2 for bad input, 1 for any other failure.
 func Main(ctx context.Context, version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv, Version: version}
+	return mainEnv(ctx, &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv, Version: version}, args)
+}
+
+// mainEnv is Main with the environment given (tests replace Getenv).
+func mainEnv(ctx context.Context, env *Env, args []string) int {
+	stderr := env.Stderr
 	root := NewRootCmd(env)
 	root.SetArgs(expandNargs(args))
 	err := root.ExecuteContext(ctx)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -26,6 +27,7 @@ import (
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/hfhub"
+	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
@@ -62,14 +64,17 @@ line written for vLLM's tool runs here unchanged.
 Backends: openai/vllm (/v1/completions), openai-chat (/v1/chat/completions),
 sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 		Example: `  # a vLLM server on this machine, 200 requests at 10 req/s
-  llmbench run --model meta-llama/Llama-3.1-8B-Instruct --request-rate 10 --num-prompts 200
+  llmbench run --model meta-llama/Llama-3.1-8B-Instruct \
+    --request-rate 10 --num-prompts 200
 
   # chat endpoint, capped concurrency, SLOs and saved results
-  llmbench run --backend openai-chat --endpoint /v1/chat/completions --base-url http://127.0.0.1:8000 \
-    --max-concurrency 32 --goodput ttft:500 tpot:30 --save-result --save-detailed
+  llmbench run --backend openai-chat --base-url http://127.0.0.1:8000 \
+    --max-concurrency 32 --goodput ttft:500 tpot:30 \
+    --save-result --save-detailed
 
   # a SageMaker real-time endpoint
-  llmbench run --backend sagemaker --endpoint-name my-endpoint --region us-east-1 --num-prompts 100`,
+  llmbench run --backend sagemaker --endpoint-name my-endpoint \
+    --region us-east-1 --num-prompts 100`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			done, err := o.resolveConfig(cmd, args, env)
@@ -178,7 +183,7 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 // checkClosedLoop checks --users and its companions.
 func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
 	f := &o.f
-	changed := func(name string) bool { return cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name) }
+	changed := func(name string) bool { return o.userSet(cmd, name) }
 	if f.users < 0 || f.spawnRate < 0 || f.duration < 0 || f.warmupDuration < 0 {
 		return usageErrorf("--users, --spawn-rate, --duration and --warmup-duration must not be negative")
 	}
@@ -202,6 +207,18 @@ func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
 		return usageErrorf("--warmup-duration needs a longer --duration")
 	}
 	return nil
+}
+
+// userSet reports whether the user gave flag name (on the command line or
+// after "--"), as opposed to config.yaml or a default.
+func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
+	if cmd.Flags().Lookup(name) == nil || !cmd.Flags().Changed(name) {
+		return false
+	}
+	if src, ok := o.cfg.sources[name]; ok {
+		return src == srcFlag || src == srcDash
+	}
+	return true
 }
 
 // users is the closed-loop configuration of --users; nil without it.
@@ -346,7 +363,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	}
 	plan, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	defer closeBE()
 	if plan, err = o.w.share(plan, ui.errw); err != nil {
@@ -381,6 +398,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec); err != nil {
 		return err
 	}
+	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
+		return err
+	}
 	return o.exitPolicy(outcome, sum.Metrics)
 }
 
@@ -389,6 +409,16 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 type console struct {
 	out, errw io.Writer
 	tty       io.Writer
+}
+
+// interruptedOr turns a failure caused by Ctrl-C before the timed run
+// (say, while prompts were being aligned with the server's /tokenize)
+// into the documented exit code 130; any other error is returned as is.
+func interruptedOr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return &ExitError{Code: 130, Msg: "interrupted before the benchmark started; nothing was measured"}
+	}
+	return err
 }
 
 // checkAll runs every check that needs no network.
@@ -431,15 +461,23 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
 	})
 	defer stopNote()
-	bar := newProgress(ui.tty, ui.errw, len(plan.Requests), o.f.disableTqdm)
+	total := len(plan.Requests)
+	if plan.Load.Duration > 0 {
+		total = 0 // bounded by time: the count is not known
+	}
+	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
 	outcome, err := bench.Execute(ctx, plan, o.live.hooks(bench.Hooks{
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
-		OnRecord:    func(*record.Record) { bar.add() },
+		OnStart:     bar.begin,
+		OnRecord:    bar.add,
 		OpenRecords: rec.open,
 	}))
 	bar.finish()
 	if errors.Is(err, bench.ErrInterruptedEarly) {
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
+	}
+	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
+		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + o.endpointHint(plan, e)}
 	}
 	if err != nil {
 		return nil, err
@@ -454,33 +492,71 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 // render prints the warnings, the failures, vLLM's table and our sections.
 func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) error {
 	sum, out := s.Metrics, ui.out
-	if err := report.WriteWarnings(ui.errw, sum); err != nil {
+	failures, canceled := failuresView(sum, outcome)
+	if err := report.WriteWarnings(ui.errw, failures); err != nil {
 		return err
 	}
-	if err := report.WriteFailures(out, sum); err != nil {
-		return err
+	if canceled > 0 {
+		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, runner.DefaultGrace)
 	}
-	if err := report.WriteTable(out, sum, &s.Params); err != nil {
-		return err
+	opt := report.RunReportOptions{Title: report.StreamSpecifics, FromIntended: o.f.fromIntended, Failures: failures}
+	if plan.Kind == bench.SageMaker {
+		opt.Title = report.SageMakerSpecifics
 	}
 	if outcome.Interrupted {
-		// Also on stdout: a table redirected to a file must say it is partial.
-		fmt.Fprintf(out, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(outcome.Records), len(plan.Requests))
+		opt.AfterTable = func(w io.Writer) error {
+			// Also on stdout: a table redirected to a file must say it is partial.
+			_, err := fmt.Fprintf(w, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(outcome.Records), len(plan.Requests))
+			return err
+		}
 	}
-	title := report.StreamSpecifics
-	if plan.Kind == bench.SageMaker {
-		title = report.SageMakerSpecifics
-	}
-	if err := report.WriteSpecifics(out, title, sum); err != nil {
-		return err
-	}
-	if err := report.WriteClientTiming(out, sum, o.f.fromIntended); err != nil {
+	if err := report.WriteRunReport(out, sum, &s.Params, opt); err != nil {
 		return err
 	}
 	if plan.Tokenizer == nil && !o.f.skipTokenizer {
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
 	return nil
+}
+
+// firstError is the first failed record's error text.
+func firstError(outcome *bench.Outcome) string {
+	for i := range outcome.Records {
+		if r := &outcome.Records[i]; !r.Success {
+			return oneLine(r.Error)
+		}
+	}
+	return "none"
+}
+
+// failuresView is the summary the failure lines and warnings are printed
+// from: after an interrupt, the requests the interrupt itself canceled are
+// counted apart (a "misconfiguration" warning and ten canceled lines would
+// blame the wrong thing). The table is always printed from the summary.
+func failuresView(sum *metrics.Summary, outcome *bench.Outcome) (*metrics.Summary, int) {
+	if !outcome.Interrupted {
+		return sum, 0
+	}
+	v := *sum
+	v.FailedErrors, v.Warnings = nil, nil
+	canceled := 0
+	for i := range outcome.Records {
+		r := &outcome.Records[i]
+		switch {
+		case r.Success:
+		case r.ErrorClass == record.ErrCanceled:
+			canceled++
+		case len(v.FailedErrors) < 10:
+			v.FailedErrors = append(v.FailedErrors, r.Error)
+		}
+	}
+	v.Failed -= canceled
+	for _, w := range sum.Warnings {
+		if w != metrics.AllFailedWarning || v.Failed > 0 {
+			v.Warnings = append(v.Warnings, w)
+		}
+	}
+	return &v, canceled
 }
 
 // afterRun adds the SageMaker sections (CloudWatch, cost) and returns the
@@ -524,6 +600,9 @@ func (o *runOptions) exitPolicy(outcome *bench.Outcome, sum *metrics.Summary) er
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	}
 	n := len(outcome.Records)
+	if n > 0 && sum.Completed == 0 {
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)", sum.Failed, n, firstError(outcome))}
+	}
 	if o.f.maxErrorRate.set && n > 0 {
 		rate := float64(sum.Failed) / float64(n)
 		if rate > o.f.maxErrorRate.v {
@@ -551,11 +630,12 @@ func meanMs(s *metrics.Summary, name string) float64 {
 	return math.NaN()
 }
 
-// loadTokenizer resolves the tokenizer the way vLLM does (--tokenizer, else
-// the model's). An explicit --tokenizer that fails is an error; the model's
-// own that cannot be had gives nil and a note: the run goes on with the
-// server's usage counts.
-func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string) (tok *tokenizer.Tokenizer, id, note string, err error) {
+// loadTokenizer resolves the tokenizer the way vLLM does (--tokenizer,
+// else the model's). An explicit --tokenizer that fails is an error; the
+// model's own that cannot be had gives nil and a note: the run goes on
+// with the server's usage counts. A server that names its tokenizer in
+// /v1/models (llmbench sim does) is taken at its word first.
+func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, ep *endpoint) (tok *tokenizer.Tokenizer, id, note string, err error) {
 	f := &o.f
 	if f.skipTokenizer {
 		return nil, "", "", nil
@@ -563,7 +643,11 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 	name := f.tokenizer
 	explicit := name != ""
 	if !explicit {
-		name = modelID
+		hinted, hintNote := o.serverTokenizer(ctx, env, ep)
+		if hintNote != "" {
+			return nil, "", hintNote, nil
+		}
+		name = cmp.Or(hinted, ep.modelID)
 	}
 	if name == "" {
 		return nil, "", "Note: no tokenizer (no --tokenizer and no model id).", nil
@@ -573,11 +657,62 @@ func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, modelID string
 	tok, err = tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev, Hub: hfhub.FromEnv(env.Getenv)})
 	if err != nil {
 		if explicit {
-			return nil, "", "", tokenizerError(fmt.Errorf("--tokenizer %s: %w", name, err))
+			return nil, "", "", tokenizerError(fmt.Errorf("--tokenizer %s: %w%s", name, err, offlineHint(err)))
 		}
-		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%v); pass --tokenizer to count tokens exactly.", name, oneLine(err.Error())), nil
+		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%s); pass --tokenizer to count tokens exactly (a tokenizer.json, a folder, a Hugging Face id, or builtin:gpt2).", name, tokenizerFailure(err)), nil
 	}
-	return tok, tok.ID(), "", nil
+	if !explicit && name != ep.modelID {
+		note = fmt.Sprintf("Note: counting tokens with %s, the tokenizer the server names in /v1/models.", name)
+	}
+	return tok, tok.ID(), note, nil
+}
+
+// serverTokenizer asks an HTTP server's /v1/models which tokenizer it
+// counts with (the llmbench_tokenizer field llmbench sim sends; vLLM sends
+// none). "words" means it counts one token per word, which no tokenizer
+// file reproduces: then a short note replaces the hub look-up.
+func (o *runOptions) serverTokenizer(ctx context.Context, env *Env, ep *endpoint) (name, note string) {
+	if ep.http == nil {
+		return "", ""
+	}
+	mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	models, err := openai.ListModels(mctx, ep.http.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
+	if err != nil || len(models) == 0 {
+		return "", ""
+	}
+	switch t := models[0].Tokenizer; t {
+	case "":
+		return "", ""
+	case "words":
+		return "", "Note: the server (llmbench sim) counts one token per word, so prompt lengths are approximate; for exact counts start it with --tokenizer builtin:gpt2 and pass the same --tokenizer here."
+	default:
+		return t, ""
+	}
+}
+
+// tokenizerFailure says in a few words why a tokenizer could not be had.
+func tokenizerFailure(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "no such host"), strings.Contains(msg, "dial tcp"), strings.Contains(msg, "connection refused"),
+		strings.Contains(msg, "i/o timeout"), errors.Is(err, context.DeadlineExceeded):
+		return "not in the Hugging Face cache, and the hub could not be reached"
+	case strings.Contains(msg, "404"), strings.Contains(msg, "not found"):
+		return "no such repository or file on the hub"
+	case strings.Contains(msg, "401"), strings.Contains(msg, "403"):
+		return "the hub refused access (gated model? set HF_TOKEN)"
+	}
+	return oneLine(msg)
+}
+
+// offlineHint points at the built-in tokenizer when the hub was out of
+// reach.
+func offlineHint(err error) string {
+	if tokenizerFailure(err) == "not in the Hugging Face cache, and the hub could not be reached" {
+		return " (offline? --tokenizer builtin:gpt2 is GPT-2's tokenizer built into llmbench; a tokenizer.json path works too)"
+	}
+	return ""
 }
 
 // datasetConfig maps the flags onto the dataset package's config.
@@ -698,6 +833,24 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	}
 	fmt.Fprintf(out, "Result saved to %s\n", path)
 	rec.removeTemp()
+	return nil
+}
+
+// writeHTML writes --html: the run page of the report, from the records
+// in memory (so it needs no saved file).
+func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.Outcome, extra map[string]any) error {
+	path := o.f.htmlPath
+	if path == "" {
+		return nil
+	}
+	name := o.resultName(&s.Params)
+	err := writeFileWith(path, func(w io.Writer) error {
+		return htmlreport.WriteRun(w, name, s.Metrics, &s.Params, outcome.Records, extra, htmlreport.Options{Title: "llmbench run: " + name})
+	})
+	if err != nil {
+		return fmt.Errorf("writing the HTML report: %w", err)
+	}
+	fmt.Fprintf(out, "HTML report written to %s\n", path)
 	return nil
 }
 

@@ -450,7 +450,13 @@ func (c *configFlags) resolveEndpoint(fs *pflag.FlagSet, course *config.Course, 
 		}
 		delete(c.sources, "endpoint-name") // --course beats the file's endpoint_name
 		c.setDerived(fs, "endpoint-name", name)
-		fmt.Fprintf(env.Stderr, "Course %s: endpoint %s (from %s)\n", course.Name, name, course.StatePath())
+		region := course.Region()
+		if region != "" && c.sources["region"] == "" {
+			c.setDerived(fs, "region", region)
+			fmt.Fprintf(env.Stderr, "Course %s: endpoint %s in %s (from %s)\n", course.Name, name, region, course.StatePath())
+		} else {
+			fmt.Fprintf(env.Stderr, "Course %s: endpoint %s (from %s)\n", course.Name, name, course.StatePath())
+		}
 	}
 	if course != nil || fs.Lookup("endpoint-name").Value.String() != "" {
 		c.setDerived(fs, "backend", "sagemaker")

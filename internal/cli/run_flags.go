@@ -33,6 +33,7 @@ type runFlags struct {
 	useBeamSearch   bool
 	loraModules     []string
 	requestTimeout  time.Duration
+	maxResponseMiB  int // --max-response-mib: per-response memory cap (0 = the backend's 16 MiB)
 	readyCheckSec   float64
 	numWarmups      int
 	strictTokens    bool
@@ -58,6 +59,7 @@ type runFlags struct {
 	repetitionPen   optFloat
 	maxErrorRate    optFloat
 	saveRecordsPath string
+	htmlPath        string
 
 	// Closed-loop users and time bounds (ours; see bindClosedLoopFlags).
 	users          int
@@ -107,6 +109,7 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.useBeamSearch, "use-beam-search", false, "accepted for vLLM compatibility; unused")
 	fs.StringArrayVar(&f.loraModules, "lora-modules", nil, "LoRA adapter names; each request's model becomes one of them (round-robin)")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", 6*time.Hour, "per-request deadline, including the whole stream (ours; vLLM uses 6h)")
+	fs.IntVar(&f.maxResponseMiB, "max-response-mib", 16, "fail a response as response_too_large once its text and chunk stamps hold this many MiB (ours)")
 	fs.Float64Var(&f.readyCheckSec, "ready-check-timeout-sec", 0, "retry a test request for up to this many seconds before starting (0 = skip)")
 	fs.IntVar(&f.numWarmups, "num-warmups", 0, "warm-up requests sent before the run and excluded from it")
 	fs.BoolVar(&f.strictTokens, "strict-tokens", false, "fail when the server's /tokenize counts differ from ours (ours)")
@@ -187,6 +190,7 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress bar")
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
 	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
+	fs.StringVar(&f.htmlPath, "html", "", "also write an HTML report with charts of the run to this file (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,7 +52,7 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	if m := f.tokenizerMode; m != "auto" && m != "hf" && !f.skipTokenizer {
 		fmt.Fprintf(errw, "Warning: --tokenizer-mode %s is not supported: tokens are counted with the Hugging Face tokenizer.json, which may count differently\n", m)
 	}
-	tok, tokID, tokNote, err := o.loadTokenizer(ctx, env, ep.modelID)
+	tok, tokID, tokNote, err := o.loadTokenizer(ctx, env, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +62,14 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	samples, dsName, err := o.loadSamples(ctx, env, tok, errw)
 	if err != nil {
 		return nil, err
+	}
+	if ep.http != nil && f.readyCheckSec == 0 {
+		// Without a ready check nobody waits for the server: a refused
+		// connection now would only fail every request later (and first
+		// muddle the /tokenize comparison).
+		if err := probeServer(ctx, o.baseURL()); err != nil {
+			return nil, err
+		}
 	}
 	if samples, err = o.alignPrompts(ctx, env, ep, tok, samples, dsName, errw); err != nil {
 		return nil, err
@@ -86,12 +95,30 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 		Requests:       reqs,
 		IDPrefix:       prefix,
 		Load:           bench.Load{Arrivals: o.arrivals(), MaxConcurrency: o.maxConcurrencyOrZero(), Duration: f.duration, Users: users},
+		AbortAfter:     abortAfter(len(reqs)),
 		NumWarmups:     f.numWarmups,
 		RequestTimeout: f.requestTimeout,
 		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
 		Tokenizer:      tok,
 		Params:         o.recordParams(ep.modelID, tok != nil, tokID),
 	}, nil
+}
+
+// maxResponseBytes is --max-response-mib in bytes (0: the backend's
+// default).
+func (o *runOptions) maxResponseBytes() int { return o.f.maxResponseMiB << 20 }
+
+// earlyFailures is how many requests must fail alike, with nothing else
+// finished, before a run stops as misconfigured (bench.Plan.AbortAfter).
+const earlyFailures = 5
+
+// abortAfter is bench.Plan.AbortAfter for a run of n requests: off for
+// small runs, which fail fast anyway and print their full table.
+func abortAfter(n int) int {
+	if n <= 2*earlyFailures {
+		return 0
+	}
+	return earlyFailures
 }
 
 // newEndpoint builds the backend the flags name.
@@ -108,7 +135,7 @@ func (o *runOptions) newEndpoint(ctx context.Context, env *Env, cmd *cobra.Comma
 
 func (o *runOptions) newSageMakerEndpoint(ctx context.Context) (*endpoint, error) {
 	f := &o.f
-	b, err := o.sm.newBackend(ctx, o.concurrency())
+	b, err := o.sm.newBackend(ctx, o.concurrency(), o.maxResponseBytes())
 	if err != nil {
 		return nil, err
 	}
@@ -137,14 +164,15 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 		return nil, &UsageError{Err: err}
 	}
 	c, err := openai.New(openai.Config{
-		URL:            apiURL,
-		API:            api,
-		APIKey:         openai.Secret(env.Getenv("OPENAI_API_KEY")),
-		Headers:        headers,
-		Logprobs:       f.logprobs.ptr(),
-		MaxConcurrency: o.maxConcurrencyOrZero(),
-		Timeout:        f.requestTimeout,
-		Insecure:       f.insecure,
+		URL:              apiURL,
+		API:              api,
+		APIKey:           openai.Secret(env.Getenv("OPENAI_API_KEY")),
+		Headers:          headers,
+		Logprobs:         f.logprobs.ptr(),
+		MaxConcurrency:   o.maxConcurrencyOrZero(),
+		Timeout:          f.requestTimeout,
+		Insecure:         f.insecure,
+		MaxResponseBytes: o.maxResponseBytes(),
 	})
 	if err != nil {
 		return nil, &UsageError{Err: err}
@@ -237,6 +265,10 @@ func (o *runOptions) alignPrompts(ctx context.Context, env *Env, ep *endpoint, t
 		return nil, err
 	}
 	for _, w := range awarn {
+		// The count check above already said the tokenizers differ.
+		if len(twarn) > 0 && strings.HasPrefix(w, "tokenizer mismatch") {
+			continue
+		}
 		fmt.Fprintln(errw, "Warning:", w)
 	}
 	return aligned, nil

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -34,13 +33,20 @@ func fakeAWSEnv(t *testing.T) {
 }
 
 // runRecords runs llmbench run with args plus --save-records and returns
-// the records and stdout.
+// the records and stdout; the run must exit 0.
 func runRecords(t *testing.T, args ...string) ([]record.Record, string) {
 	t.Helper()
+	return runRecordsExit(t, 0, args...)
+}
+
+// runRecordsExit is runRecords for a run that must exit with code (1: no
+// request succeeded).
+func runRecordsExit(t *testing.T, code int, args ...string) ([]record.Record, string) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "recs.jsonl")
-	code, out, errs := runCLI(t, append(append([]string{"run"}, args...), "--disable-tqdm", "--save-records", path)...)
-	if code != 0 {
-		t.Fatalf("run %q: exit %d\n%s\n%s", args, code, out, errs)
+	got, out, errs := runCLI(t, append(append([]string{"run"}, args...), "--disable-tqdm", "--save-records", path)...)
+	if got != code {
+		t.Fatalf("run %q: exit %d, want %d\n%s\n%s", args, got, code, out, errs)
 	}
 	_, recs, _, err := record.ReadFile(path)
 	if err != nil {
@@ -92,23 +98,24 @@ func fidelity(t *testing.T, srv *sim.Running, prefix string, recs []record.Recor
 	return clientITL / float64(nGap), serverITL / float64(nGap), clientTPOT / float64(nReq), serverTPOT / float64(nReq)
 }
 
-// fidelityTolerance bounds the relative difference between the client's
-// mean ITL/TPOT and the server's own write gaps. It catches stamps taken
-// at the wrong moment (after buffering: ITL near 0; per part instead of
-// per chunk; a lost chunk) without measuring the machine: under -race,
-// with 1-byte parts and another test binary on the same 2 cores, the
-// client's stamps of a 40 ms stream were seen 8 % late. How close the
-// client really gets is measured by scripts/bench-fidelity, not here.
-const fidelityTolerance = 0.5
+// fidelityLow and fidelityHigh bound the client's mean ITL/TPOT as a
+// multiple of the server's own write gaps. They catch stamps taken at the
+// wrong moment (after buffering: ITL near 0; a lost or doubled chunk)
+// without measuring the machine: a client starved of CPU stamps late, and
+// late stamps pile up, so the high side is loose — with 1-byte parts
+// under -race beside two other test binaries (load 16 on 2 cores) the
+// SageMaker client's mean ITL was seen at 1.8x the server's. How close
+// the client gets is measured by scripts/bench-fidelity, not here.
+const fidelityLow, fidelityHigh = 0.5, 3.0
 
-// checkFidelity asserts mean ITL and TPOT within fidelityTolerance of the
-// ground truth.
+// checkFidelity asserts mean ITL and TPOT within [fidelityLow,
+// fidelityHigh] times the ground truth.
 func checkFidelity(t *testing.T, what string, srv *sim.Running, prefix string, recs []record.Record) {
 	t.Helper()
 	ci, si, ct, st := fidelity(t, srv, prefix, recs)
-	if math.Abs(ci-si)/si > fidelityTolerance || math.Abs(ct-st)/st > fidelityTolerance {
-		t.Errorf("%s: mean ITL %.3f ms vs %.3f ms written by the server, mean TPOT %.3f ms vs %.3f ms: want within %.0f%%",
-			what, 1e3*ci, 1e3*si, 1e3*ct, 1e3*st, 100*fidelityTolerance)
+	if ci < fidelityLow*si || ci > fidelityHigh*si || ct < fidelityLow*st || ct > fidelityHigh*st {
+		t.Errorf("%s: mean ITL %.3f ms vs %.3f ms written by the server, mean TPOT %.3f ms vs %.3f ms: want %.1fx to %.1fx",
+			what, 1e3*ci, 1e3*si, 1e3*ct, 1e3*st, fidelityLow, fidelityHigh)
 	}
 	t.Logf("%s: mean ITL %.3f ms (server %.3f), mean TPOT %.3f ms (server %.3f)", what, 1e3*ci, 1e3*si, 1e3*ct, 1e3*st)
 }
@@ -155,7 +162,7 @@ func timedSim(t *testing.T, mod func(*sim.Config)) *sim.Running {
 
 // smCommon is the comparison workload: 3 streams of 32 tokens 40 ms apart,
 // 2 at a time. 1-byte parts cost the SDK client real decode time per part
-// (spec A.4 #14: ~200 event-stream messages per chat chunk), and under the
+// (docs/sagemaker.md#cost-of-tiny-parts: ~200 event-stream messages per chat chunk), and under the
 // race detector, with other test binaries on the same 2 cores, a heavier
 // load starves the client and its stamps fall behind: a timing bound
 // would then measure the CI machine, not the tool.
@@ -257,7 +264,7 @@ func TestRunSageMakerFaults(t *testing.T) {
 			args := append([]string{"--backend", "sagemaker", "--endpoint-name", "bench-ep", "--endpoint-url", srv.URL,
 				"--region", "us-east-1", "--model", "llmbench-sim", "--num-prompts", "6", "--max-concurrency", "3",
 				"--random-input-len", "10", "--random-output-len", "8"}, tt.extra...)
-			recs, out := runRecords(t, args...)
+			recs, out := runRecordsExit(t, 1, args...) // every request fails
 			if len(recs) != 6 {
 				t.Fatalf("%d records, want 6", len(recs))
 			}

@@ -282,8 +282,8 @@ func TestRunFaultsAreClassified(t *testing.T) {
 				"--max-concurrency", "3", "--random-input-len", "10", "--random-output-len", "8",
 				"--disable-tqdm", "--save-records", rpath}
 			code, out, errs := runCLI(t, append(args, tt.extra...)...)
-			if code != 0 {
-				t.Fatalf("a run whose requests all fail still completes (exit 0), got %d\n%s\n%s", code, out, errs)
+			if code != 1 || !strings.Contains(errs, "no request succeeded (6 of 6 failed; first error: ") {
+				t.Fatalf("a run whose requests all fail completes, then exits 1 saying so; got %d\n%s\n%s", code, out, errs)
 			}
 			_, recs, _, err := record.ReadFile(rpath)
 			if err != nil {

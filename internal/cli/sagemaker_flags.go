@@ -13,6 +13,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/sagemaker"
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/cost"
 )
@@ -61,7 +62,7 @@ func bindSageMakerFlags(fs *pflag.FlagSet) *sageMakerFlags {
 	fs.StringVar(&f.payloadFormat, "payload-format", string(sagemaker.FormatOpenAIChat), "container request/stream format: openai-chat (vLLM container, chat), openai (completions), tgi, lmi")
 	fs.DurationVar(&f.readTimeout, "sagemaker-read-timeout", sagemaker.DefaultReadTimeout, "fail a SageMaker stream that sends nothing for this long (0 = never)")
 	fs.BoolVar(&f.disableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
-	fs.BoolVar(&f.cloudwatch, "cloudwatch", false, "after a SageMaker run, read the endpoint's CloudWatch metrics (ModelLatency, OverheadLatency, Invocations, 4XX/5XX) for the run window")
+	fs.BoolVar(&f.cloudwatch, "cloudwatch", false, "after a SageMaker run or sweep, read the endpoint's CloudWatch metrics (ModelLatency, OverheadLatency, Invocations, 4XX/5XX; CPU/GPU/memory/disk utilisation) for the run window or each step")
 	fs.DurationVar(&f.cloudwatchWait, "cloudwatch-wait", 5*time.Minute, "how long to keep polling CloudWatch for the run's datapoints (they appear minutes late)")
 	fs.StringVar(&f.instanceType, "instance-type", "", "endpoint instance type (e.g. ml.g5.2xlarge) for cost figures from the built-in us-east-1 price table")
 	fs.IntVar(&f.instanceCount, "instance-count", 1, "number of instances behind the endpoint, for cost figures")
@@ -94,7 +95,7 @@ func (f *sageMakerFlags) validate() error {
 // config turns the flags into the backend's configuration; input errors
 // are *UsageError. concurrency is the most requests in flight
 // (--max-concurrency, or --num-prompts when unlimited).
-func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
+func (f *sageMakerFlags) config(concurrency, maxResponseBytes int) (sagemaker.Config, error) {
 	if err := f.validate(); err != nil {
 		return sagemaker.Config{}, err
 	}
@@ -110,6 +111,7 @@ func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
 		TargetContainerHostname: f.targetContainerHostname,
 		InferenceComponent:      f.inferenceComponent,
 		CustomAttributes:        sagemaker.Sensitive(f.customAttributes),
+		MaxResponseBytes:        maxResponseBytes,
 		AWS: sagemaker.AWSConfig{
 			Region:      f.region,
 			Profile:     f.profile,
@@ -129,8 +131,8 @@ func (f *sageMakerFlags) config(concurrency int) (sagemaker.Config, error) {
 // within seconds when there are none) and returns the SageMaker backend.
 // Flag mistakes and a missing region are *UsageError; missing credentials
 // are a plain error whose message says what to set.
-func (f *sageMakerFlags) newBackend(ctx context.Context, concurrency int) (backend.Backend, error) {
-	cfg, err := f.config(concurrency)
+func (f *sageMakerFlags) newBackend(ctx context.Context, concurrency, maxResponseBytes int) (backend.Backend, error) {
+	cfg, err := f.config(concurrency, maxResponseBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +190,8 @@ func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, r
 		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
 	}
 	client := cloudwatch.NewClient(f.backend.AWS(), "")
-	return cloudwatch.Fetch(ctx, client, cloudwatch.Query{
+	began := time.Now()
+	s, err := cloudwatch.Fetch(ctx, client, cloudwatch.Query{
 		EndpointName:       f.endpointName,
 		VariantName:        f.targetVariant,
 		InferenceComponent: f.inferenceComponent,
@@ -197,6 +200,33 @@ func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, r
 		Requests:           requests,
 		Wait:               f.cloudwatchWait,
 	})
+	if err != nil || f.inferenceComponent != "" {
+		return s, err // components publish utilisation elsewhere (/aws/sagemaker/InferenceComponents)
+	}
+	series, err := f.utilization(ctx, start, end, max(0, f.cloudwatchWait-time.Since(began)))
+	if err != nil {
+		s.Warnings = append(s.Warnings, err.Error())
+		return s, nil
+	}
+	u := series.Over(start, end)
+	s.Utilization = &u
+	s.Warnings = append(s.Warnings, series.Warnings...)
+	return s, nil
+}
+
+// utilization reads the endpoint's instance utilisation from start to
+// end (a run, or a whole sweep), polling up to wait, normalised by the
+// vCPUs and GPUs of --instance-type when the built-in table knows it.
+// Call it after newBackend.
+func (f *sageMakerFlags) utilization(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error) {
+	if f.backend == nil {
+		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
+	}
+	q := cloudwatch.UtilizationQuery{EndpointName: f.endpointName, VariantName: f.targetVariant, Start: start, End: end, Wait: wait}
+	if p, ok := cost.Lookup(f.instanceType); ok {
+		q.VCPUs, q.GPUs = p.VCPUs, p.GPUCount
+	}
+	return cloudwatch.FetchUtilization(ctx, cloudwatch.NewClient(f.backend.AWS(), ""), q)
 }
 
 // costEstimate prices the run from --price-per-hour or --instance-type;
@@ -212,6 +242,17 @@ func (f *sageMakerFlags) costEstimate(duration time.Duration, requests, outputTo
 		return nil, err
 	}
 	return &e, nil
+}
+
+// pricing is the price of the swept endpoint from --price-per-hour or
+// --instance-type and --instance-count, for any backend; nil, nil when
+// neither was given.
+func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
+	price, source, ok, err := cost.Resolve(f.instanceType, f.pricePerHour)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &capacity.Pricing{InstanceType: f.instanceType, InstanceCount: max(f.instanceCount, 1), USDPerInstanceHour: price, Source: source}, nil
 }
 
 // writeAfterRun prints the cost section (when est is not nil) and, for a

@@ -72,7 +72,7 @@ func TestSageMakerFlagsAgainstSim(t *testing.T) {
 			defer hs.Close()
 			f := parseSageMakerFlags(t, "--endpoint-name", "my-endpoint", "--region", "eu-west-1",
 				"--endpoint-url", hs.URL, "--payload-format", format.flag)
-			b, err := f.newBackend(context.Background(), 4)
+			b, err := f.newBackend(context.Background(), 4, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestSageMakerFlagErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			f := parseSageMakerFlags(t, tt.args...)
-			_, err := f.newBackend(context.Background(), 1)
+			_, err := f.newBackend(context.Background(), 1, 0)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -124,7 +124,7 @@ func TestSageMakerFlagErrors(t *testing.T) {
 		awsTestEnv(t, false)
 		f := parseSageMakerFlags(t, "--endpoint-name", "ep", "--region", "us-east-1")
 		began := time.Now()
-		_, err := f.newBackend(context.Background(), 1)
+		_, err := f.newBackend(context.Background(), 1, 0)
 		if err == nil || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
 			t.Fatalf("err = %v", err)
 		}
@@ -140,7 +140,7 @@ func TestSageMakerAfterRun(t *testing.T) {
 	awsTestEnv(t, true)
 	f := parseSageMakerFlags(t, "--endpoint-name", "prod-ep", "--region", "us-west-2", "--instance-type", "ml.g5.2xlarge",
 		"--custom-attributes", "tenant=secret-value")
-	if _, err := f.newBackend(context.Background(), 8); err != nil {
+	if _, err := f.newBackend(context.Background(), 8, 0); err != nil {
 		t.Fatal(err)
 	}
 	est, err := f.costEstimate(2*time.Minute, 200, 100_000)
@@ -205,7 +205,7 @@ func TestSageMakerCloudWatch(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_CLOUDWATCH", cw.URL)
 	f := parseSageMakerFlags(t, "--endpoint-name", "ep", "--region", "eu-central-1", "--endpoint-url", "http://127.0.0.1:9",
 		"--cloudwatch", "--cloudwatch-wait", "0s")
-	if _, err := f.newBackend(context.Background(), 2); err != nil {
+	if _, err := f.newBackend(context.Background(), 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	end := time.Now()
@@ -213,7 +213,9 @@ func TestSageMakerCloudWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls.Load() != 1 || s.Complete || len(s.Warnings) != 1 || s.Dimensions["EndpointName"] != "ep" {
+	// Two reads: the invocation metrics, then the instance utilisation;
+	// neither had datapoints, and each says so.
+	if calls.Load() != 2 || s.Complete || len(s.Warnings) != 2 || s.Dimensions["EndpointName"] != "ep" || s.Utilization == nil {
 		t.Errorf("calls %d summary %+v", calls.Load(), s)
 	}
 	var out bytes.Buffer

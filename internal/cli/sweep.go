@@ -15,6 +15,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/load"
 )
 
@@ -41,7 +42,7 @@ type sweepOptions struct {
 func newSweepCmd(env *Env) *cobra.Command {
 	o := &sweepOptions{}
 	cmd := &cobra.Command{
-		Use:   "sweep --concurrency 1,2,4,... | --request-rates 1,2,4,... | --users 10,50,... [run flags]",
+		Use:   "sweep (--concurrency LIST | --request-rates LIST | --users LIST) [flags]",
 		Short: "Find the saturation point and the largest load that meets an SLA",
 		Long: `Run one benchmark step per load level and analyse the ladder: where added
 load stops buying throughput (the saturation point), the largest load that
@@ -55,10 +56,12 @@ with --think-time between requests. A step ends after --prompts-per-step
 requests or --step-duration, after --step-warmup warm-up requests.`,
 		Example: `  # the capacity question on a vLLM server
   llmbench sweep --base-url http://127.0.0.1:8000 --model M \
-    --concurrency 1,2,4,8,16,32,64,128 --sla 'p99_ttft_ms<500,p99_itl_ms<30' --refine 4
+    --concurrency 1,2,4,8,16,32,64,128 --refine 4 \
+    --sla 'p99_ttft_ms<500,p99_itl_ms<30'
 
   # chat users who think 1-3 s between turns, 60 s per step
-  llmbench sweep --backend openai-chat --users 10,50,100,200 --think-time 1s-3s --step-duration 60s`,
+  llmbench sweep --backend openai-chat --users 10,50,100,200 \
+    --think-time 1s-3s --step-duration 60s`,
 		Args: argsBetween(0, 0, "takes flags only"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.sweep(cmd.Context(), env, cmd) },
 	}
@@ -183,7 +186,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
 	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
-		return err
+		return interruptedOr(ctx, err)
 	}
 	defer closeBE()
 	if o.live, err = startLive(ctx, o.m, base, ui.out); err != nil {
@@ -211,9 +214,11 @@ type sweepDriver struct {
 	date  string
 	dir   string // the step results' folder
 	rows  []capacity.Row
-	an    *capacity.Sweep
-	n     int // steps run
-	total int // steps planned (grows with refinement)
+	// windows are the rows' wall-clock windows, for CloudWatch.
+	windows []stepWindow
+	an      *capacity.Sweep
+	n       int // steps run
+	total   int // steps planned (grows with refinement)
 	// stopped says why the sweep ended early ("" = it did not).
 	stopped string
 }
@@ -286,10 +291,17 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 		}
 		return fmt.Errorf("no step finished: %s", d.stopped)
 	}
+	d.readUtilization(ctx)
 	an, err := capacity.Analyze(d.kind, d.sla, d.rows)
 	if err != nil {
 		return err
 	}
+	an.Label = d.label()
+	price, err := d.o.sm.pricing()
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	an.Price(price)
 	fmt.Fprintln(d.ui.out)
 	if err := capacity.WriteText(d.ui.out, an); err != nil {
 		return err
@@ -303,6 +315,15 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 		return fmt.Errorf("saving the sweep: %w", err)
 	}
 	fmt.Fprintf(d.ui.out, "Sweep saved to %s (rows: %s; step results in %s/)\n", path, csvPath, d.dir)
+	if h := d.o.f.htmlPath; h != "" {
+		err := writeFileWith(h, func(w io.Writer) error {
+			return htmlreport.WriteFiles(w, []string{path}, htmlreport.Options{Title: "llmbench sweep: " + d.label()})
+		})
+		if err != nil {
+			return fmt.Errorf("writing the HTML report: %w", err)
+		}
+		fmt.Fprintf(d.ui.out, "HTML report written to %s\n", h)
+	}
 	if d.stopped != "" {
 		fmt.Fprintf(d.ui.out, "Note: the sweep stopped early: %s.\n", d.stopped)
 	}

@@ -92,6 +92,7 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	d.rows = append(d.rows, row)
+	d.windows = append(d.windows, stepWindow{outcome.Start, outcome.Start.Add(outcome.Duration)})
 	if an, err := capacity.Analyze(d.kind, d.sla, d.rows); err == nil {
 		d.an = an
 	}

@@ -73,8 +73,8 @@ func TestSweepFindsCapacity(t *testing.T) {
 			// request in eight waits), far from any delay a busy machine
 			// adds to the ones that do not wait.
 			code, out, errs := runCLI(t, "sweep", "--base-url", url, "--model", "llmbench-sim",
-				"--concurrency", "2,4,8,16", "--sla", "p90_ttft_ms<300", "--refine", "4",
-				"--prompts-per-step", "16", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
+				"--concurrency", "4,8,16,32", "--sla", "p90_ttft_ms<300", "--refine", "4",
+				"--prompts-per-step", "24", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
 				"--num-prompts", "16", "--result-dir", dir, "--tokenizer", "builtin:gpt2", "--ready-check-timeout-sec", "0")
 			if code != 0 {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -93,7 +93,7 @@ func TestSweepFindsCapacity(t *testing.T) {
 				t.Errorf("no verdict in the output:\n%s", out)
 			}
 			for _, r := range s.Steps {
-				if _, err := os.Stat(r.ResultFile); err != nil || r.Completed != 16 {
+				if _, err := os.Stat(r.ResultFile); err != nil || r.Completed != 24 {
 					t.Errorf("step %v: result file %v, %d completed", r.Load, err, r.Completed)
 				}
 			}

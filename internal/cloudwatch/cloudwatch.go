@@ -11,6 +11,12 @@
 // WriteTable sets the figures beside the client's E2EL and TTFT for
 // comparison and labels them as such.
 //
+// FetchUtilization reads the instance utilisation the endpoint publishes
+// in /aws/sagemaker/Endpoints (CPU, memory, GPU, GPU memory, disk) at
+// one-minute resolution, normalised per vCPU and GPU when the instance's
+// counts are known; UtilizationSeries.Over cuts any window out of it (a
+// run, or each step of a sweep).
+//
 // The package only reads metrics; it creates nothing in AWS.
 package cloudwatch
 
@@ -73,7 +79,7 @@ type Query struct {
 	VariantName string
 	// InferenceComponent, when set, reads the series published under the
 	// InferenceComponentName dimension alone (endpoints hosting components
-	// report invocations against the component, §9.2).
+	// report invocations against the component, docs/sagemaker.md#inference-components).
 	InferenceComponent string
 	// Start and End bound the run (wall clock). The window read is Start
 	// floored to the minute up to End ceiled to the minute plus one minute,
@@ -130,6 +136,10 @@ type Summary struct {
 	FirstChunkLatency *Latency `json:"first_chunk_latency,omitempty"`
 	MidStreamErrors   *float64 `json:"mid_stream_errors,omitempty"`
 
+	// Utilization is the endpoint's instance utilisation over the run
+	// window (/aws/sagemaker/Endpoints), when read.
+	Utilization *Utilization `json:"utilization,omitempty"`
+
 	// RequestsSent is Query.Requests.
 	RequestsSent int `json:"requests_sent"`
 	// Complete is true when ModelLatency's SampleCount reached
@@ -162,7 +172,7 @@ var allSeries = []series{
 	{"olP90", "OverheadLatency", "p90"},
 	{"olP99", "OverheadLatency", "p99"},
 	// Published for the HTTP/2 bidirectional streaming API; whether they
-	// exist for InvokeEndpointWithResponseStream is not established (§9.3),
+	// exist for InvokeEndpointWithResponseStream is not established (docs/sagemaker.md#streaming-specific-metrics),
 	// so "no datapoints" is normal.
 	{"fcAvg", "FirstChunkLatency", "Average"},
 	{"fcN", "FirstChunkLatency", "SampleCount"},

@@ -7,14 +7,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,132 +18,25 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch"
 	"github.com/aws/aws-sdk-go-v2/service/cloudwatch/types"
-	"github.com/aws/smithy-go/encoding/cbor"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/llmbench/llmbench/internal/cloudwatch/cwtest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// query is what the fake decoded from one GetMetricData request.
-type query struct {
-	ID, Namespace, Metric, Stat string
-	Period                      int64
-	Dims                        map[string]string
-}
+// The fake CloudWatch lives in package cwtest, shared with the CLI's
+// tests; these names keep the tests short.
+type (
+	request = cwtest.Request
+	result  = cwtest.Result
+)
 
-type request struct {
-	Start, End time.Time
-	NextToken  string
-	Queries    []query
-}
-
-// result is one MetricDataResult the fake returns.
-type result struct {
-	ID     string
-	Times  []time.Time
-	Values []float64
-}
-
-// fakeCW speaks CloudWatch's Smithy RPC v2 CBOR protocol (spec §9.5) on
-// loopback; answer builds each response from the decoded request and the
-// call number (0-based).
-type fakeCW struct {
-	srv    *httptest.Server
-	mu     sync.Mutex
-	calls  int
-	reqs   []request
-	answer func(call int, req request) (status int, results []result, next string, errType string)
-}
+// fakeCW is a cwtest server.
+type fakeCW struct{ *cwtest.Server }
 
 func newFakeCW(t *testing.T, answer func(call int, req request) (int, []result, string, string)) *fakeCW {
-	f := &fakeCW{answer: answer}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeCW) serve(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/service/GraniteServiceVersion20100801/operation/GetMetricData" ||
-		r.Header.Get("Smithy-Protocol") != "rpc-v2-cbor" ||
-		!strings.Contains(r.Header.Get("Authorization"), "/monitoring/aws4_request") {
-		w.WriteHeader(400)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	v, err := cbor.Decode(body)
-	if err != nil {
-		w.WriteHeader(400)
-		return
-	}
-	req := decodeRequest(v.(cbor.Map))
-	f.mu.Lock()
-	call := f.calls
-	f.calls++
-	f.reqs = append(f.reqs, req)
-	f.mu.Unlock()
-	status, results, next, errType := f.answer(call, req)
-	w.Header().Set("Smithy-Protocol", "rpc-v2-cbor")
-	w.Header().Set("Content-Type", "application/cbor")
-	if status != 200 {
-		w.WriteHeader(status)
-		w.Write(cbor.Encode(cbor.Map{
-			"__type":  cbor.String("com.amazonaws.cloudwatch#" + errType),
-			"message": cbor.String("bad request for test"),
-		}))
-		return
-	}
-	var list cbor.List
-	for _, r := range results {
-		var ts, vs cbor.List
-		for i := range r.Times {
-			ts = append(ts, &cbor.Tag{ID: 1, Value: cbor.Float64(float64(r.Times[i].Unix()))})
-			vs = append(vs, cbor.Float64(r.Values[i]))
-		}
-		list = append(list, cbor.Map{
-			"Id": cbor.String(r.ID), "Label": cbor.String(r.ID),
-			"Timestamps": ts, "Values": vs, "StatusCode": cbor.String("Complete"),
-		})
-	}
-	out := cbor.Map{"MetricDataResults": list, "Messages": cbor.List{}}
-	if next != "" {
-		out["NextToken"] = cbor.String(next)
-	}
-	w.WriteHeader(200)
-	w.Write(cbor.Encode(out))
-}
-
-func decodeRequest(m cbor.Map) request {
-	var req request
-	if t, err := cbor.AsTime(m["StartTime"]); err == nil {
-		req.Start = t.UTC()
-	}
-	if t, err := cbor.AsTime(m["EndTime"]); err == nil {
-		req.End = t.UTC()
-	}
-	if s, ok := m["NextToken"].(cbor.String); ok {
-		req.NextToken = string(s)
-	}
-	qs, _ := m["MetricDataQueries"].(cbor.List)
-	for _, qv := range qs {
-		qm := qv.(cbor.Map)
-		stat := qm["MetricStat"].(cbor.Map)
-		metric := stat["Metric"].(cbor.Map)
-		q := query{
-			ID:        string(qm["Id"].(cbor.String)),
-			Namespace: string(metric["Namespace"].(cbor.String)),
-			Metric:    string(metric["MetricName"].(cbor.String)),
-			Stat:      string(stat["Stat"].(cbor.String)),
-			Dims:      map[string]string{},
-		}
-		q.Period, _ = cbor.AsInt64(stat["Period"])
-		dl, _ := metric["Dimensions"].(cbor.List)
-		for _, dv := range dl {
-			d := dv.(cbor.Map)
-			q.Dims[string(d["Name"].(cbor.String))] = string(d["Value"].(cbor.String))
-		}
-		req.Queries = append(req.Queries, q)
-	}
-	return req
+	return &fakeCW{cwtest.New(t, answer)}
 }
 
 // client returns a real CloudWatch client pointed at the fake.
@@ -156,7 +45,7 @@ func (f *fakeCW) client() *cloudwatch.Client {
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDCW", "cw-secret", ""),
 	}
-	return NewClient(cfg, f.srv.URL)
+	return NewClient(cfg, f.URL)
 }
 
 var (
@@ -215,7 +104,7 @@ func TestFetch(t *testing.T) {
 	}
 	// What went on the wire: one query per statistic, the whole window as
 	// one period, the endpoint's dimensions.
-	req := f.reqs[0]
+	req := f.Requests()[0]
 	if !req.Start.Equal(winStart) || !req.End.Equal(want.WindowEnd) {
 		t.Errorf("window %v..%v", req.Start, req.End)
 	}
@@ -285,8 +174,8 @@ func TestFetchInferenceComponent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"InferenceComponentName": "ic-1"}
-	if !cmp.Equal(s.Dimensions, want) || !cmp.Equal(f.reqs[0].Queries[0].Dims, want) {
-		t.Errorf("dims %v / %v", s.Dimensions, f.reqs[0].Queries[0].Dims)
+	if !cmp.Equal(s.Dimensions, want) || !cmp.Equal(f.Requests()[0].Queries[0].Dims, want) {
+		t.Errorf("dims %v / %v", s.Dimensions, f.Requests()[0].Queries[0].Dims)
 	}
 }
 
@@ -321,8 +210,8 @@ func TestFetchPagesAndCombines(t *testing.T) {
 	if s.Invocations == nil || *s.Invocations != 4 || !s.Complete {
 		t.Errorf("invocations %v complete %v", s.Invocations, s.Complete)
 	}
-	if len(f.reqs) != 2 || f.reqs[1].NextToken != "page2" {
-		t.Errorf("pagination: %d requests", len(f.reqs))
+	if len(f.Requests()) != 2 || f.Requests()[1].NextToken != "page2" {
+		t.Errorf("pagination: %d requests", len(f.Requests()))
 	}
 }
 
@@ -421,12 +310,12 @@ func TestClientRetries(t *testing.T) {
 		RetryMaxAttempts: 1,
 		Retryer:          func() aws.Retryer { return aws.NopRetryer{} },
 	}
-	s, err := Fetch(context.Background(), NewClient(cfg, f.srv.URL), Query{EndpointName: "ep", Start: runStart, End: runEnd, Requests: 3})
+	s, err := Fetch(context.Background(), NewClient(cfg, f.URL), Query{EndpointName: "ep", Start: runStart, End: runEnd, Requests: 3})
 	if err != nil {
 		t.Fatalf("throttled read not retried: %v", err)
 	}
-	if !s.Complete || f.calls != 2 {
-		t.Errorf("complete %v after %d calls", s.Complete, f.calls)
+	if !s.Complete || f.Calls() != 2 {
+		t.Errorf("complete %v after %d calls", s.Complete, f.Calls())
 	}
 }
 

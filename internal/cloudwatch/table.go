@@ -49,6 +49,9 @@ func WriteTable(w io.Writer, s *Summary, clientE2ELms, clientTTFTms float64) err
 			line("P99 (ms):", opt2(m.l.P99Ms))
 		}
 	}
+	if s.Utilization != nil {
+		writeUtilization(bw, line, s.Utilization)
+	}
 	fmt.Fprintln(bw, center("Client vs SageMaker (means)", '-'))
 	var both *float64
 	if s.ModelLatency.MeanMs != nil && s.OverheadLatency.MeanMs != nil {
@@ -71,6 +74,24 @@ func WriteTable(w io.Writer, s *Summary, clientE2ELms, clientTTFTms float64) err
 	}
 	fmt.Fprintln(bw, strings.Repeat("=", tableWidth))
 	return bw.Flush()
+}
+
+// writeUtilization prints the instance utilisation section.
+func writeUtilization(w io.Writer, line func(label, v string), u *Utilization) {
+	fmt.Fprintln(w, center("Instance utilization", '-'))
+	unit := "(% of instance)"
+	if !u.Normalized {
+		unit = "(% summed over units)"
+	}
+	line("CPU "+unit+":", opt2(u.CPUPct))
+	line("Memory (%):", opt2(u.MemoryPct))
+	line("GPU "+unit+":", opt2(u.GPUPct))
+	line("GPU memory "+unit+":", opt2(u.GPUMemoryPct))
+	line("Disk (%):", opt2(u.DiskPct))
+	line("Minutes averaged:", strconv.Itoa(u.Minutes))
+	if u.Note != "" {
+		fmt.Fprintln(w, "Note:", u.Note)
+	}
 }
 
 // tableWidth matches vLLM's 50-character headers.

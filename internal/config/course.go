@@ -114,6 +114,23 @@ func globEscape(s string) string {
 	return b.String()
 }
 
+// Region reads the AWS region the deployment recorded in the course's
+// state file ("region"); "" when the file has none (the run then takes
+// the usual --region, AWS_REGION, profile chain).
+func (c Course) Region() string {
+	data, err := os.ReadFile(c.StatePath())
+	if err != nil {
+		return ""
+	}
+	var state struct {
+		Region string `json:"region"`
+	}
+	if json.Unmarshal(data, &state) != nil {
+		return ""
+	}
+	return strings.TrimSpace(state.Region)
+}
+
 // EndpointName reads the endpoint name the deployment recorded in the
 // course's state file. Each way it can be missing has its own message:
 // no state file (not deployed yet), no or an empty endpoint_name, a file

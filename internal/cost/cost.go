@@ -36,30 +36,34 @@ type Price struct {
 	USDPerHour   float64
 	// GPUs is the accelerator count and kind, for display ("1x A10G").
 	GPUs string
+	// VCPUs and GPUCount are the instance's vCPUs and GPUs, by which
+	// CloudWatch's CPUUtilization and GPUUtilization are multiplied
+	// (docs/instance-choice.md).
+	VCPUs, GPUCount int
 }
 
 // table: on-demand SageMaker real-time inference prices in us-east-1 as
 // published on aws.amazon.com/sagemaker/pricing around TableAsOf (USD per
-// instance-hour). Approximate: check the pricing page for your region and
+// instance-hour), with each type's vCPUs and GPUs. Approximate: check the pricing page for your region and
 // date, and pass --price-per-hour to override.
 var table = []Price{
-	{"ml.g4dn.xlarge", 0.736, "1x T4"},
-	{"ml.g4dn.2xlarge", 1.053, "1x T4"},
-	{"ml.g4dn.12xlarge", 4.89, "4x T4"},
-	{"ml.g5.xlarge", 1.408, "1x A10G"},
-	{"ml.g5.2xlarge", 1.515, "1x A10G"},
-	{"ml.g5.4xlarge", 2.03, "1x A10G"},
-	{"ml.g5.8xlarge", 3.06, "1x A10G"},
-	{"ml.g5.12xlarge", 7.09, "4x A10G"},
-	{"ml.g5.24xlarge", 10.18, "4x A10G"},
-	{"ml.g5.48xlarge", 20.36, "8x A10G"},
-	{"ml.g6.xlarge", 1.0064, "1x L4"},
-	{"ml.g6.2xlarge", 1.222, "1x L4"},
-	{"ml.g6.12xlarge", 5.752, "4x L4"},
-	{"ml.g6e.xlarge", 2.336, "1x L40S"},
-	{"ml.g6e.12xlarge", 13.117, "4x L40S"},
-	{"ml.p4d.24xlarge", 37.688, "8x A100 40GB"},
-	{"ml.p5.48xlarge", 113.068, "8x H100"},
+	{"ml.g4dn.xlarge", 0.736, "1x T4", 4, 1},
+	{"ml.g4dn.2xlarge", 1.053, "1x T4", 8, 1},
+	{"ml.g4dn.12xlarge", 4.89, "4x T4", 48, 4},
+	{"ml.g5.xlarge", 1.408, "1x A10G", 4, 1},
+	{"ml.g5.2xlarge", 1.515, "1x A10G", 8, 1},
+	{"ml.g5.4xlarge", 2.03, "1x A10G", 16, 1},
+	{"ml.g5.8xlarge", 3.06, "1x A10G", 32, 1},
+	{"ml.g5.12xlarge", 7.09, "4x A10G", 48, 4},
+	{"ml.g5.24xlarge", 10.18, "4x A10G", 96, 4},
+	{"ml.g5.48xlarge", 20.36, "8x A10G", 192, 8},
+	{"ml.g6.xlarge", 1.0064, "1x L4", 4, 1},
+	{"ml.g6.2xlarge", 1.222, "1x L4", 8, 1},
+	{"ml.g6.12xlarge", 5.752, "4x L4", 48, 4},
+	{"ml.g6e.xlarge", 2.336, "1x L40S", 4, 1},
+	{"ml.g6e.12xlarge", 13.117, "4x L40S", 48, 4},
+	{"ml.p4d.24xlarge", 37.688, "8x A100 40GB", 96, 8},
+	{"ml.p5.48xlarge", 113.068, "8x H100", 192, 8},
 }
 
 // Table returns the built-in prices, sorted by instance type.

@@ -2,8 +2,10 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // TokenizeClient reaches a server's tokenizer: vLLM's POST {base}/tokenize
@@ -48,6 +50,9 @@ func AlignToServer(ctx context.Context, c TokenizeClient, reqs []Request) ([]Req
 		sem    = make(chan struct{}, alignConcurrency)
 		mu     sync.Mutex
 		failed int
+		// A server that stopped answering in time is not asked again:
+		// each call would wait out its whole deadline.
+		stalled atomic.Bool
 	)
 	for i := range out {
 		wg.Add(1)
@@ -55,6 +60,12 @@ func AlignToServer(ctx context.Context, c TokenizeClient, reqs []Request) ([]Req
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			r := &out[i]
+			if stalled.Load() {
+				mu.Lock()
+				failed++
+				mu.Unlock()
+				return
+			}
 			toks, err := c.Tokenize(ctx, r.Prompt)
 			if err == nil && len(toks) > r.PromptLen {
 				var text string
@@ -63,6 +74,9 @@ func AlignToServer(ctx context.Context, c TokenizeClient, reqs []Request) ([]Req
 				}
 			}
 			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					stalled.Store(true)
+				}
 				mu.Lock()
 				failed++
 				mu.Unlock()
@@ -74,7 +88,11 @@ func AlignToServer(ctx context.Context, c TokenizeClient, reqs []Request) ([]Req
 		return nil, warnings, ctx.Err()
 	}
 	if failed > 0 {
-		warnings = append(warnings, fmt.Sprintf("prompt alignment failed for %d of %d prompts; those were sent unaligned", failed, len(out)))
+		why := ""
+		if stalled.Load() {
+			why = " (the server stopped answering /tokenize or /detokenize in time, so the rest were not tried)"
+		}
+		warnings = append(warnings, fmt.Sprintf("prompt alignment failed for %d of %d prompts; those were sent unaligned%s", failed, len(out), why))
 	}
 	return out, warnings, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/backend/openai"
 )
@@ -121,5 +122,44 @@ func TestAlignToServerFailures(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(warns, "|"), "failed for 1 of 2") {
 		t.Errorf("warnings %v", warns)
+	}
+}
+
+// TestAlignToServerStalledServer: a server that answers the first /tokenize
+// and then stops answering costs one round of deadlines, not one deadline
+// per prompt; the prompts stay unaligned with a warning.
+func TestAlignToServerStalledServer(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			json.NewEncoder(w).Encode(map[string]any{"tokens": []int{1, 2, 3, 4, 5}})
+			return
+		}
+		select { // never answers
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) }) // runs first: lets srv.Close finish
+	tc := &openai.TokenizeClient{BaseURL: srv.URL, Model: "m", Timeout: 200 * time.Millisecond}
+	reqs := make([]Request, 500)
+	for i := range reqs {
+		reqs[i] = Request{Prompt: "a b c", PromptLen: 3}
+	}
+	out, warns, err := AlignToServer(t.Context(), tc, reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) != len(reqs) || out[0].Prompt != "a b c" {
+		t.Errorf("prompts changed: %+v", out[0])
+	}
+	if n := calls.Load(); n > 1+2*alignConcurrency {
+		t.Errorf("%d calls to a stalled server, want at most one round (%d)", n, 1+2*alignConcurrency)
+	}
+	if len(warns) != 2 || !strings.Contains(warns[1], "stopped answering") {
+		t.Errorf("warnings = %q", warns)
 	}
 }

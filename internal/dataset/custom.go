@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -24,7 +24,7 @@ type customRow struct {
 }
 
 // maxLineBytes bounds one JSONL line (a long-context prompt can be MBs).
-const maxLineBytes = 256 << 20
+const maxLineBytes = MaxEntryBytes
 
 // readJSONL calls fn for each non-blank line of a JSON-lines stream with its
 // 1-based line number.
@@ -56,7 +56,10 @@ func readJSONL(path string, r io.Reader, fn func(line int, obj map[string]json.R
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s:%d: %v", path, line+1, err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s:%d: line longer than %d MiB, the limit for one dataset entry", path, line+1, maxLineBytes>>20)
+		}
+		return fmt.Errorf("%s:%d: %w", path, line+1, err)
 	}
 	return nil
 }
@@ -96,10 +99,10 @@ func parseMessages(raw json.RawMessage) ([]map[string]any, string, error) {
 
 // readCustom reads a custom JSONL file: {"prompt": ..., "output_tokens": ...}
 // or {"messages": [...]} per line.
-func readCustom(path string) ([]customRow, error) {
-	f, err := os.Open(path)
+func readCustom(ctx context.Context, path string) ([]customRow, error) {
+	f, err := openDataFile(ctx, path, "custom")
 	if err != nil {
-		return nil, fmt.Errorf("custom dataset: %w", err)
+		return nil, err
 	}
 	defer f.Close()
 	var rows []customRow
@@ -165,7 +168,7 @@ func parseOutputTokens(raw json.RawMessage) (int, bool) {
 //   - Without a tokenizer vLLM sets prompt and output lengths to 1; we keep
 //     the output length from the flag or file and estimate prompt_len.
 func loadCustom(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, error) {
-	rows, err := readCustom(cfg.Path)
+	rows, err := readCustom(ctx, cfg.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,11 +186,11 @@ func loadCustom(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []st
 	}
 	templated := false
 	var reqs []Request
-	for i, row := range rows {
+	for _, row := range rows {
 		if len(reqs) >= n {
 			break
 		}
-		if i%256 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return nil, warnings, ctx.Err()
 		}
 		outLen := cfg.CustomOutputLen
@@ -208,7 +211,7 @@ func loadCustom(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []st
 		}
 		promptLen := estimateTokens(row.prompt)
 		if tok != nil {
-			promptLen = len(tok.Encode(row.prompt, true))
+			promptLen = tok.CountTokens(row.prompt) + tok.NumSpecialTokensToAdd()
 		}
 		reqs = append(reqs, Request{Prompt: row.prompt, Messages: msgs, PromptLen: promptLen, OutputLen: outLen, PrefixID: -1})
 	}

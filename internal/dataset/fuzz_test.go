@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,7 +35,7 @@ func FuzzReadRows(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rows, err := readRows(p)
+		rows, err := readRows(context.Background(), p)
 		if err != nil || len(rows) == 0 {
 			return
 		}

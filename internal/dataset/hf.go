@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -27,8 +26,10 @@ type hfRow struct {
 }
 
 // openMaybeGzip opens path, transparently gunzipping *.gz files.
-func openMaybeGzip(path string) (io.ReadCloser, error) {
-	f, err := os.Open(path)
+// Only regular files are read (see openDataFile); a gzipped file may expand
+// to at most MaxDecompressedBytes.
+func openMaybeGzip(ctx context.Context, path string) (io.ReadCloser, error) {
+	f, err := openDataFile(ctx, path, "hf")
 	if err != nil {
 		return nil, err
 	}
@@ -43,16 +44,32 @@ func openMaybeGzip(path string) (io.ReadCloser, error) {
 	return struct {
 		io.Reader
 		io.Closer
-	}{zr, f}, nil
+	}{&capped{r: zr, left: MaxDecompressedBytes, path: path}, f}, nil
+}
+
+// capped fails a read past its byte allowance (a gzip bomb).
+type capped struct {
+	r    io.Reader
+	left int64
+	path string
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("%s: expands to more than %d GiB", c.path, MaxDecompressedBytes>>30)
+	}
+	n, err := c.r.Read(p[:min(int64(len(p)), c.left)])
+	c.left -= int64(n)
+	return n, err
 }
 
 // readRows reads a JSONL, JSON-array or Parquet file into rows. The format
 // is taken from the content (Parquet magic, '[' for a JSON array, else JSON
 // lines), so a mislabelled file still reads or fails with a clear message.
-func readRows(path string) ([]hfRow, error) {
-	rc, err := openMaybeGzip(path)
+func readRows(ctx context.Context, path string) ([]hfRow, error) {
+	rc, err := openMaybeGzip(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("hf dataset: %w", err)
+		return nil, err
 	}
 	data, err := io.ReadAll(rc)
 	rc.Close()
@@ -333,7 +350,7 @@ func loadHF(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string
 		if ctx.Err() != nil {
 			return nil, warnings, ctx.Err()
 		}
-		rs, err := readRows(f)
+		rs, err := readRows(ctx, f)
 		if err != nil {
 			return nil, warnings, err
 		}
@@ -357,21 +374,24 @@ func loadHF(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string
 		if tok == nil {
 			return estimateTokens(s)
 		}
-		return len(tok.Encode(s, true))
+		return tok.CountTokens(s) + tok.NumSpecialTokensToAdd()
 	}
 	fixed := cfg.HFOutputLen > 0
 	defaulted, empty := 0, 0
 	var reqs []Request
-	for i, row := range rows {
+	for _, row := range rows {
 		if len(reqs) >= cfg.NumPrompts {
 			break
 		}
-		if i%256 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return nil, warnings, ctx.Err()
 		}
 		prompt, completion, hasCompletion, err := layout.extract(row)
 		if err != nil {
 			return nil, warnings, err
+		}
+		if len(prompt) > MaxEntryBytes || len(completion) > MaxEntryBytes {
+			return nil, warnings, fmt.Errorf("%s: an entry longer than %d MiB, the limit for one dataset entry", row.where, MaxEntryBytes>>20)
 		}
 		if strings.TrimSpace(prompt) == "" {
 			empty++

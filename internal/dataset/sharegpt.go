@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/llmbench/llmbench/internal/pyrand"
 )
@@ -97,13 +96,13 @@ func jsonEnd(path string, data []byte, dec *json.Decoder) error {
 // readShareGPT parses a ShareGPT JSON file (a top-level array of objects,
 // each with a "conversations" list of {"from", "value"} turns) and keeps the
 // entries with at least two turns, as vLLM's load_data does.
-func readShareGPT(path string) ([]shareGPTEntry, int, error) {
+func readShareGPT(ctx context.Context, path string) ([]shareGPTEntry, int, error) {
 	if path == BuiltinShareGPT {
 		return parseShareGPT(path, builtinShareGPTData)
 	}
-	data, err := os.ReadFile(path)
+	data, err := readDataFile(ctx, path, "sharegpt")
 	if err != nil {
-		return nil, 0, fmt.Errorf("sharegpt dataset: %w", err)
+		return nil, 0, err
 	}
 	return parseShareGPT(path, data)
 }
@@ -193,7 +192,7 @@ func estimateTokens(s string) int { return max(1, (len(s)+3)/4) }
 // random seeded by --seed, walk in order keeping valid sequences until
 // NumPrompts, then oversample.
 func loadShareGPT(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, error) {
-	entries, _, err := readShareGPT(cfg.Path)
+	entries, _, err := readShareGPT(ctx, cfg.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -213,15 +212,16 @@ func sampleShareGPT(ctx context.Context, cfg Config, tok Tokenizer, entries []sh
 		if tok == nil {
 			return estimateTokens(s)
 		}
-		return len(tok.Encode(s, true))
+		return tok.CountTokens(s) + tok.NumSpecialTokensToAdd()
 	}
 	fixed := cfg.SharegptOutputLen > 0
 	var reqs []Request
-	for i, e := range entries {
+	huge := 0
+	for _, e := range entries {
 		if len(reqs) >= cfg.NumPrompts {
 			break
 		}
-		if i%256 == 0 && ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return nil, warnings, ctx.Err()
 		}
 		prompt, err := turnValue(cfg.Path, e, 0)
@@ -232,6 +232,10 @@ func sampleShareGPT(ctx context.Context, cfg Config, tok Tokenizer, entries []sh
 		if err != nil {
 			return nil, warnings, err
 		}
+		if len(prompt) > MaxEntryBytes || len(completion) > MaxEntryBytes {
+			huge++ // far past the length filter; not worth tokenizing
+			continue
+		}
 		promptLen := count(prompt)
 		outLen := cfg.SharegptOutputLen
 		if !fixed {
@@ -241,6 +245,9 @@ func sampleShareGPT(ctx context.Context, cfg Config, tok Tokenizer, entries []sh
 			continue
 		}
 		reqs = append(reqs, Request{Prompt: prompt, PromptLen: promptLen, OutputLen: outLen, PrefixID: -1})
+	}
+	if huge > 0 {
+		warnings = append(warnings, fmt.Sprintf("sharegpt: %d conversation(s) skipped: a turn longer than %d MiB", huge, MaxEntryBytes>>20))
 	}
 	reqs, err := oversample(reqs, cfg, fmt.Sprintf("%s: %d conversations with at least two turns", cfg.Path, len(entries)))
 	return reqs, warnings, err

@@ -85,9 +85,21 @@ type Client struct {
 	// Offline forbids downloads (HF_HUB_OFFLINE=1).
 	Offline bool
 	// HTTP is the client used for downloads; nil means one with a 10-minute
-	// overall timeout per file.
+	// overall timeout per file that also gives up when a server accepts
+	// the connection but sends no response headers within HeaderTimeout.
 	HTTP *http.Client
+	// HeaderTimeout bounds the wait for each response's headers when HTTP
+	// is nil; 0 means DefaultHeaderTimeout.
+	HeaderTimeout time.Duration
 }
+
+// DefaultHeaderTimeout is how long the default download client waits for a
+// response's headers: the hub answers in well under a second.
+const DefaultHeaderTimeout = 30 * time.Second
+
+// DefaultFileTimeout bounds one file's whole download with the default
+// client.
+const DefaultFileTimeout = 10 * time.Minute
 
 // FromEnv builds a Client from the environment variables huggingface_hub
 // reads; getenv is os.Getenv in production.
@@ -338,7 +350,13 @@ func (c *Client) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return &http.Client{Timeout: 10 * time.Minute}
+	ht := c.HeaderTimeout
+	if ht <= 0 {
+		ht = DefaultHeaderTimeout
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = ht
+	return &http.Client{Timeout: DefaultFileTimeout, Transport: tr}
 }
 
 // fileMeta is what the hub's HEAD answer says about a file.

@@ -183,8 +183,12 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 		}
 		s.OutputLens[i], s.OutputSources[i] = n, src
 		s.Completed++
-		s.TotalInput += r.PromptLen
-		s.TotalOutput += n
+		var ok1, ok2 bool
+		s.TotalInput, ok1 = addCount(s.TotalInput, r.PromptLen)
+		s.TotalOutput, ok2 = addCount(s.TotalOutput, n)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("record %d (index %d): total token count overflows", i, r.Index)
+		}
 		tpot := 0.0
 		if n > 1 {
 			tpot = (r.Latency - r.TTFT) / float64(n-1)
@@ -206,7 +210,8 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 	d := p.Duration
 	s.RequestThroughput = float64(s.Completed) / d
 	s.OutputThroughput = float64(s.TotalOutput) / d
-	s.TotalTokenThroughput = float64(s.TotalInput+s.TotalOutput) / d
+	// Summed as floats: each total fits an int, their sum may not.
+	s.TotalTokenThroughput = (float64(s.TotalInput) + float64(s.TotalOutput)) / d
 
 	if len(p.Goodput) > 0 {
 		s.Good = countGood(p.Goodput, ttfts, allTPOTs, e2els)
@@ -295,6 +300,15 @@ func outputLen(r *record.Record, p *Params) (n int, src string, guessed bool) {
 		return p.Counter.CountTokens(r.GeneratedText), record.SourceTokenizer, false
 	}
 	return 1, record.SourceFallback1, true
+}
+
+// addCount returns a+b for non-negative counts, and false when the sum
+// overflows int.
+func addCount(a, b int) (int, bool) {
+	if b < 0 || a > math.MaxInt-b {
+		return a, false
+	}
+	return a + b, true
 }
 
 // countGood applies vLLM's goodput rule: a successful request is good when

@@ -11,6 +11,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/atomicfile"
 )
 
 // FormatVersion is the value of the "llmbench_records" key in the header
@@ -108,6 +110,19 @@ func headerDefaults() Params {
 	p := ConformanceDefaults()
 	p.Tokenizer, p.Backend, p.ModelID = "", "", ""
 	return p
+}
+
+// FileMode is the permission of records files: owner only, since records
+// carry server-provided text (error messages, generated text).
+const FileMode = 0o600
+
+// WriteFile writes p and recs to path in the JSON-lines records format,
+// atomically (package atomicfile: on any error the file under its final
+// name is left as it was) and with mode FileMode. Its folder must exist.
+func WriteFile(path string, p Params, recs []Record) error {
+	return atomicfile.Write(path, FileMode, func(w io.Writer) error {
+		return WriteJSONLines(w, p, recs)
+	})
 }
 
 // ReadFile reads a records file in either format (see Read).

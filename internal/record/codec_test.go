@@ -3,6 +3,8 @@ package record
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -165,5 +167,22 @@ func TestResolvedTokenizerID(t *testing.T) {
 		if diff := cmp.Diff(tt.want, tt.p.ResolvedTokenizerID()); diff != "" {
 			t.Errorf("%+v: %s", tt.p, diff)
 		}
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.records.jsonl")
+	recs := []Record{{Index: 0, Success: true, PromptLen: 3, ITL: []float64{}, Error: ""}}
+	if err := WriteFile(path, Params{DurationS: 1}, recs); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != FileMode {
+		t.Fatalf("stat %v, mode %v; want %o", err, st.Mode().Perm(), FileMode)
+	}
+	_, got, _, err := ReadFile(path)
+	if err != nil || len(got) != 1 || got[0].PromptLen != 3 {
+		t.Errorf("read back %+v, %v", got, err)
 	}
 }

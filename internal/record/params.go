@@ -1,6 +1,8 @@
 package record
 
 import (
+	"github.com/llmbench/llmbench/internal/pyjson"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -92,7 +94,7 @@ type RPSChangeEvent struct {
 
 // Params are a run's parameters as far as metrics and reports need them.
 // The first group mirrors the "params" object of the conformance input
-// format (shared/conformance/metrics/README.md), with the same JSON names;
+// format (testdata/conformance/metrics/README.md), with the same JSON names;
 // the second group is ours. Zero values are documented per field; readers
 // fill the conformance defaults (see ConformanceDefaults).
 type Params struct {
@@ -210,4 +212,13 @@ func (p *Params) Validate() error {
 		}
 	}
 	return nil
+}
+
+// AppendPyJSON writes r as vLLM's result files hold it: "inf" for the
+// infinite rate, else Python's repr of the float (10.0, not 10).
+func (r Rate) AppendPyJSON(dst []byte) []byte {
+	if r.IsInf() {
+		return append(dst, `"inf"`...)
+	}
+	return pyjson.AppendFloat(dst, float64(r))
 }

@@ -43,8 +43,22 @@ const (
 	// error object, or finish_reason "error"): generation stopped early.
 	ErrServer   = "server_error"
 	ErrCanceled = "canceled"
-	ErrOther    = "other"
+	// ErrResponseTooLarge: the response outgrew what one request may hold
+	// in memory (generated text and chunk stamps; see the backends'
+	// MaxResponseBytes). Timing measured until then is kept.
+	ErrResponseTooLarge = "response_too_large"
+	// ErrOther: anything else, notably a redirect (never followed: a
+	// redirected benchmark POST goes to a misconfigured URL).
+	ErrOther = "other"
 )
+
+// Classes lists the transport-independent error classes above, in the
+// order the README names them.
+var Classes = []string{
+	ErrHTTP4xx, ErrHTTP429, ErrHTTP5xx, ErrTimeout, ErrConnection,
+	ErrStreamTruncated, ErrMalformedStream, ErrNoContent, ErrServer,
+	ErrResponseTooLarge, ErrCanceled, ErrOther,
+}
 
 // Record is one request's outcome. Times are seconds on one monotonic clock
 // per run (origin arbitrary, usually the run's start); durations are seconds.
@@ -165,14 +179,32 @@ func (r *Record) Validate() error {
 			return err
 		}
 	}
-	if r.PromptLen < 0 {
-		return fmt.Errorf("prompt_len is negative (%d)", r.PromptLen)
+	if err := checkCount("prompt_len", r.PromptLen); err != nil {
+		return err
 	}
-	if r.OutputTokens != nil && *r.OutputTokens < 0 {
-		return fmt.Errorf("output_tokens is negative (%d)", *r.OutputTokens)
+	if r.OutputTokens != nil {
+		if err := checkCount("output_tokens", *r.OutputTokens); err != nil {
+			return err
+		}
 	}
-	if r.TokenizerCount < 0 {
-		return fmt.Errorf("tokenizer_count is negative (%d)", r.TokenizerCount)
+	if err := checkCount("tokenizer_count", r.TokenizerCount); err != nil {
+		return err
+	}
+	return checkCount("expected_output_len", r.ExpectedOutputLen)
+}
+
+// MaxTokenCount is the largest token count a record may carry: no request
+// has a trillion tokens, and with this bound totals over up to 9 million
+// records cannot overflow int64 (metrics still checks its sums).
+const MaxTokenCount = 1_000_000_000_000
+
+// checkCount rejects a negative count, or one too large to be real.
+func checkCount(name string, n int) error {
+	if n < 0 {
+		return fmt.Errorf("%s is negative (%d)", name, n)
+	}
+	if n > MaxTokenCount {
+		return fmt.Errorf("%s is %d, more than %d tokens: not a real count", name, n, MaxTokenCount)
 	}
 	return nil
 }

@@ -71,13 +71,14 @@ func TestPythonJSON(t *testing.T) {
 	if got, want := o2.String(), `{"s": "\u00e9\"\\\n\t\u0001\u007f\ud83d\ude00<&>"}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	// Our extras: maps with sorted keys, structs through their JSON tags.
+	// Our extras: maps with sorted keys, structs through their JSON tags
+	// (fields in order), all with Python's separators.
 	o3 := NewObject()
 	o3.Set("sagemaker", map[string]any{"region": "us-east-1", "endpoint_name": "ep", "n": 2})
 	o3.Set("cost", struct {
 		USD float64 `json:"usd"`
 	}{1.5})
-	if got, want := o3.String(), `{"sagemaker": {"endpoint_name": "ep", "n": 2, "region": "us-east-1"}, "cost": {"usd":1.5}}`; got != want {
+	if got, want := o3.String(), `{"sagemaker": {"endpoint_name": "ep", "n": 2, "region": "us-east-1"}, "cost": {"usd": 1.5}}`; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	o2.Set("bad", make(chan int))
@@ -326,6 +327,37 @@ func TestSaveResult(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(path); string(got) != `{"completed": 2}` {
 		t.Errorf("overwritten file = %q", got)
+	}
+	// Results carry server text (error bodies may echo credentials).
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != FileMode {
+		t.Errorf("mode %v (%v), want %v", st.Mode().Perm(), err, 0o600)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the result folder, want 1 (no temporary file left)", len(entries))
+	}
+}
+
+// TestSaveResultErrorKeepsOld: a write that fails (here: the object cannot
+// be encoded) leaves the previous file whole and returns the error.
+func TestSaveResultErrorKeepsOld(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o := NewObject()
+	o.Set("completed", 1)
+	path, err := SaveResult(dir, "r.json", false, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := NewObject()
+	bad.Set("completed", 2)
+	bad.Set("bad", make(chan int))
+	for _, appendMode := range []bool{false, true} {
+		if _, err := SaveResult(dir, "r.json", appendMode, bad); err == nil {
+			t.Fatalf("append=%v: no error for an object that cannot be encoded", appendMode)
+		}
+		if got, _ := os.ReadFile(path); string(got) != `{"completed": 1}` {
+			t.Errorf("append=%v: file = %q after a failed save, want the old content", appendMode, got)
+		}
 	}
 }
 

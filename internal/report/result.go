@@ -77,7 +77,7 @@ func setPerRequest(o *Object, s *metrics.Summary, recs []record.Record, detailed
 }
 
 // Result builds the result JSON object vLLM saves (save_result), with its
-// keys in vLLM's order (shared/spec/vllm-bench-serve.md §8.1), from the
+// keys in vLLM's order (docs/metrics.md#result-json-keys), from the
 // Summary of recs and the run's params. p.Date is used as-is for "date".
 func Result(s *metrics.Summary, p *record.Params, recs []record.Record, opt ResultOptions) (*Object, error) {
 	if len(recs) != len(s.OutputLens) {
@@ -242,7 +242,7 @@ func WriteResult(w io.Writer, s *metrics.Summary, p *record.Params, recs []recor
 	return o.WriteJSON(w)
 }
 
-// ResultFilename is vLLM's automatic result file name (§8.3):
+// ResultFilename is vLLM's automatic result file name (docs/metrics.md#result-file-name):
 // {label}-{rate}qps[-concurrency{M}]-{base_model_id}-{date}.json, or with
 // ramp-up {label}-ramp-up-{strategy}-{start}qps-{end}qps[...]-...; label
 // defaults to the backend, rate is Python's float text ("inf", "10.0"),

@@ -1,16 +1,31 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/llmbench/llmbench/internal/atomicfile"
 )
+
+// FileMode is the permission of saved result files: owner only, since a
+// result carries server-provided text (error messages, generated text)
+// that may echo what the request carried.
+const FileMode fs.FileMode = 0o600
 
 // SaveResult writes o to dir/name the way vLLM's --save-result does: dir
 // ("" = current directory) is created if missing; the file is replaced,
 // or with appendMode (vLLM's --append-result) appended to, with a newline
 // first when the file is not empty, so an appended file holds one object
 // per line. It returns the path written.
+//
+// The write is atomic (package atomicfile): on any error, a full disk
+// included, the file under its final name is left as it was and the error
+// is returned. An append rewrites the old content and the new object
+// together. The file gets mode FileMode.
 func SaveResult(dir, name string, appendMode bool, o *Object) (string, error) {
 	path := name
 	if dir != "" {
@@ -19,27 +34,27 @@ func SaveResult(dir, name string, appendMode bool, o *Object) (string, error) {
 		}
 		path = filepath.Join(dir, name)
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	var old []byte
 	if appendMode {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	}
-	f, err := os.OpenFile(path, flags, 0o644)
-	if err != nil {
-		return "", err
-	}
-	if appendMode {
-		st, err := f.Stat()
-		if err == nil && st.Size() > 0 {
-			_, err = f.WriteString("\n")
-		}
-		if err != nil {
-			f.Close()
+		var err error
+		old, err = os.ReadFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}
 	}
-	if err := o.WriteJSON(f); err != nil {
-		f.Close()
+	err := atomicfile.Write(path, FileMode, func(w io.Writer) error {
+		if len(old) > 0 {
+			if _, err := w.Write(old); err != nil {
+				return err
+			}
+			if _, err := io.WriteString(w, "\n"); err != nil {
+				return err
+			}
+		}
+		return o.WriteJSON(w)
+	})
+	if err != nil {
 		return "", err
 	}
-	return path, f.Close()
+	return path, nil
 }

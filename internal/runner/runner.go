@@ -123,6 +123,23 @@ func (c *Config) send(ctx context.Context, req *backend.Request, resp *backend.R
 	c.Backend.Send(ctx, req, resp)
 }
 
+// graceContext is the context requests run under: it outlives ctx by the
+// grace period (Grace, or DefaultGrace), so that an interrupt does not
+// throw away streams about to finish. stop releases it.
+func (c *Config) graceContext(ctx context.Context) (reqCtx context.Context, stop func()) {
+	grace := c.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
+	stopGrace := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, cancelReqs)
+		<-reqCtx.Done()
+		t.Stop()
+	})
+	return reqCtx, func() { stopGrace(); cancelReqs() }
+}
+
 // Prepare runs the ready check and the warm-ups. Neither affects metrics.
 func Prepare(ctx context.Context, cfg *Config) error {
 	if len(cfg.Requests) == 0 {
@@ -166,7 +183,7 @@ func Prepare(ctx context.Context, cfg *Config) error {
 	return nil
 }
 
-// readyCheck implements vLLM's endpoint ready check (spec §5.6): send req
+// readyCheck implements vLLM's endpoint ready check (docs/metrics.md#ready-check): send req
 // until one succeeds, waiting interval (0: 5 s, vLLM's value) between the
 // starts of attempts, for at most timeout. The error carries the last
 // failure.
@@ -223,21 +240,8 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(offsets) != n {
 		return nil, fmt.Errorf("runner: %d requests but %d schedule offsets", n, len(offsets))
 	}
-	grace := cfg.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
-
-	// Requests run under reqCtx, which outlives ctx by the grace period so
-	// that an interrupt does not throw away streams about to finish.
-	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelReqs()
-	stopGrace := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(grace, cancelReqs)
-		<-reqCtx.Done()
-		t.Stop()
-	})
-	defer stopGrace()
+	reqCtx, stop := cfg.graceContext(ctx)
+	defer stop()
 
 	// Each request writes its own record (distinct indices, no lock) and
 	// hands the index to one collector goroutine, so progress callbacks
@@ -308,18 +312,8 @@ func RunUsers(ctx context.Context, cfg *Config, u load.Users, n int) (*Result, e
 	if len(cfg.Requests) == 0 {
 		return nil, errors.New("runner: no requests")
 	}
-	grace := cfg.Grace
-	if grace <= 0 {
-		grace = DefaultGrace
-	}
-	reqCtx, cancelReqs := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelReqs()
-	stopGrace := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(grace, cancelReqs)
-		<-reqCtx.Done()
-		t.Stop()
-	})
-	defer stopGrace()
+	reqCtx, stop := cfg.graceContext(ctx)
+	defer stop()
 
 	var mu sync.Mutex
 	var recs []record.Record

@@ -476,8 +476,18 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{
 		"id": s.cfg.Model, "object": "model", "created": created, "owned_by": "vllm",
 		"root": s.cfg.Model, "parent": nil, "max_model_len": s.cfg.MaxModelLen,
-		"permission": []any{},
+		"permission": []any{}, "llmbench_tokenizer": s.tokenizerID(),
 	}}})
+}
+
+// tokenizerID names what the simulator counts tokens with, for clients
+// (llmbench run) that want to count the same way: the tokenizer's id, or
+// "words" for WordTokenizer.
+func (s *Server) tokenizerID() string {
+	if t, ok := s.cfg.Tokenizer.(interface{ ID() string }); ok {
+		return t.ID()
+	}
+	return "words"
 }
 
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) {

@@ -40,8 +40,12 @@ func (p literalPattern) findAll(s string) [][2]int {
 	return out
 }
 
-// regexPattern is a compiled Oniguruma-style pattern.
-type regexPattern struct{ re *regexp2.Regexp }
+// regexPattern is a compiled Oniguruma-style pattern; src is the pattern
+// as tokenizer.json wrote it.
+type regexPattern struct {
+	re  *regexp2.Regexp
+	src string
+}
 
 func (p regexPattern) findAll(s string) [][2]int {
 	if s == "" {
@@ -74,7 +78,7 @@ func compileRegex(expr string) (regexPattern, error) {
 	// such as (a*)*b; the patterns of real tokenizers finish in
 	// microseconds, so a match that runs this long is abandoned.
 	re.MatchTimeout = matchTimeout
-	return regexPattern{re: re}, nil
+	return regexPattern{re: re, src: expr}, nil
 }
 
 // onigWord is Oniguruma's Unicode \w: Letter, Mark, Number and

@@ -44,6 +44,10 @@ type Tokenizer struct {
 	post       postProcessor
 	decoder    decoder
 	specialIDs []int
+	// chunkSep is where long texts may be cut ("" = never), chunkBytes
+	// the chunk size aimed at (see chunk.go).
+	chunkSep   string
+	chunkBytes int
 }
 
 // Parse builds a Tokenizer from the bytes of tokenizer.json and, optionally
@@ -82,6 +86,7 @@ func Parse(id string, tokenizerJSON, configJSON []byte) (*Tokenizer, error) {
 	if t.specialIDs, err = parseSpecialIDs(configJSON, t.tokenID); err != nil {
 		return nil, err
 	}
+	t.chunkSep, t.chunkBytes = chunkSeparator(t.pre, t.model), defaultChunkBytes
 	return t, nil
 }
 
@@ -98,10 +103,20 @@ func (t *Tokenizer) tokenID(s string) (int, bool) {
 // template adds its special tokens (for example BOS). Invalid UTF-8 is first
 // replaced the way Rust's from_utf8_lossy does.
 func (t *Tokenizer) Encode(text string, addSpecialTokens bool) []int {
+	ids := t.encode(text, make([]int, 0, min(len(text)/3, 1<<16)+4), nil)
+	if addSpecialTokens && t.post != nil {
+		ids = t.post.process(ids)
+	}
+	return ids
+}
+
+// encode appends the ids of text to ids. After each chunk, a non-nil flush
+// receives the ids so far and returns the slice to go on with (CountTokens
+// counts and empties it, so a long text never holds all its ids).
+func (t *Tokenizer) encode(text string, ids []int, flush func([]int) []int) []int {
 	if !utf8.ValidString(text) {
 		text = lossyUTF8([]byte(text))
 	}
-	ids := make([]int, 0, len(text)/3+4)
 	var raw, normed []split
 	raw = findSplits(text, t.added.raw, t.added.rawTok, true, raw)
 	var pieces []piece
@@ -120,26 +135,47 @@ func (t *Tokenizer) Encode(text string, addSpecialTokens bool) []int {
 				ids = append(ids, ns.id)
 				continue
 			}
-			if ns.s == "" {
-				continue
-			}
-			pieces = append(pieces[:0], piece{s: ns.s, first: ns.first})
-			if t.pre != nil {
-				pieces = t.pre.preTokenize(pieces)
-			}
-			for _, p := range pieces {
-				ids = t.model.tokenize(p.s, ids)
-			}
+			ids, pieces = t.encodeSplit(ns.s, ns.first, ids, pieces, flush)
 		}
-	}
-	if addSpecialTokens && t.post != nil {
-		ids = t.post.process(ids)
 	}
 	return ids
 }
 
-// CountTokens returns len(Encode(text, false)).
-func (t *Tokenizer) CountTokens(text string) int { return len(t.Encode(text, false)) }
+// encodeSplit pre-tokenizes and encodes s (one normalized split, which
+// starts the input when first), chunk by chunk for long texts (see
+// chunk.go), appending to ids; pieces is scratch space, returned for reuse.
+func (t *Tokenizer) encodeSplit(s string, first bool, ids []int, pieces []piece, flush func([]int) []int) ([]int, []piece) {
+	for s != "" {
+		part := s
+		if t.chunkSep != "" && len(s) > t.chunkBytes {
+			if c := cutPoint(s, t.chunkSep, t.chunkBytes); c > 0 {
+				part = s[:c]
+			}
+		}
+		s = s[len(part):]
+		pieces = append(pieces[:0], piece{s: part, first: first})
+		first = false
+		if t.pre != nil {
+			pieces = t.pre.preTokenize(pieces)
+		}
+		for _, p := range pieces {
+			ids = t.model.tokenize(p.s, ids)
+		}
+		if flush != nil {
+			ids = flush(ids)
+		}
+	}
+	return ids, pieces
+}
+
+// CountTokens returns len(Encode(text, false)) without holding all the ids
+// of a long text at once.
+func (t *Tokenizer) CountTokens(text string) int {
+	n := 0
+	count := func(ids []int) []int { n += len(ids); return ids[:0] }
+	rest := t.encode(text, make([]int, 0, 1024), count)
+	return n + len(rest)
+}
 
 // Decode returns the text of ids, special tokens included (transformers'
 // decode with skip_special_tokens=False). Ids unknown to the tokenizer are

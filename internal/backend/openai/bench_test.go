@@ -56,7 +56,7 @@ func BenchmarkBuildBody(b *testing.B) {
 		ExtraBody: map[string]any{"temperature": 0.0}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := buildBody(Completions, nil, req); err != nil {
+		if _, err := BuildBody(Completions, nil, req); err != nil {
 			b.Fatal(err)
 		}
 	}

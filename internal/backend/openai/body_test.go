@@ -2,14 +2,13 @@ package openai
 
 import (
 	"encoding/json"
-	"math"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/backend"
 )
 
 // The expected bodies were produced with CPython 3's json.dumps on the
-// dicts vLLM builds (spec §3), the bytes aiohttp puts on the wire.
+// dicts vLLM builds (docs/metrics.md#request-body), the bytes aiohttp puts on the wire.
 func TestBuildBody(t *testing.T) {
 	t.Parallel()
 	one := 1
@@ -40,7 +39,7 @@ func TestBuildBody(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.why, func(t *testing.T) {
 			t.Parallel()
-			got, err := buildBody(tt.api, tt.logprobs, &tt.req)
+			got, err := BuildBody(tt.api, tt.logprobs, &tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,55 +50,5 @@ func TestBuildBody(t *testing.T) {
 				t.Fatalf("body is not valid JSON: %s", got)
 			}
 		})
-	}
-}
-
-// Expected values are Python's repr/json.dumps of the same floats.
-func TestAppendPyFloat(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		f    float64
-		want string
-	}{
-		{0, "0.0"}, {math.Copysign(0, -1), "-0.0"}, {1, "1.0"}, {0.1, "0.1"},
-		{1e-4, "0.0001"}, {1e-5, "1e-05"}, {1.5e-7, "1.5e-07"},
-		{1e15, "1000000000000000.0"}, {1e16, "1e+16"},
-		{123456789012345678, "1.2345678901234568e+17"}, {2.5, "2.5"},
-		{1.0 / 3, "0.3333333333333333"}, {1e100, "1e+100"}, {5e-324, "5e-324"},
-		{1e22, "1e+22"}, {100, "100.0"}, {12345.678, "12345.678"},
-		{math.NaN(), "NaN"}, {math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"},
-	}
-	for _, tt := range tests {
-		if got := string(appendPyFloat(nil, tt.f)); got != tt.want {
-			t.Errorf("appendPyFloat(%v) = %s, want %s", tt.f, got, tt.want)
-		}
-	}
-}
-
-func TestAppendPyOther(t *testing.T) {
-	t.Parallel()
-	type s struct {
-		A int     `json:"a"`
-		B float64 `json:"b"`
-	}
-	tests := []struct {
-		v    any
-		want string
-	}{
-		{[]any{nil, true, false, "x", int64(-3), uint(4), float32(0.5)}, `[null, true, false, "x", -3, 4, 0.5]`},
-		{map[string]any{"b": 1, "a": []string{"é"}}, `{"a": ["\u00e9"], "b": 1}`},
-		{s{A: 1, B: 2}, `{"a": 1, "b": 2}`}, // via encoding/json: 2.0 marshals as 2
-		{json.RawMessage(`{"z":1.50,"y":[1,2]}`), `{"y": [1, 2], "z": 1.50}`},
-		{"\x01\b\f\t\r\u2028", `"\u0001\b\f\t\r\u2028"`},
-		{"bad\xffutf8", `"bad\ufffdutf8"`},
-	}
-	for _, tt := range tests {
-		got, err := appendPy(nil, tt.v)
-		if err != nil || string(got) != tt.want {
-			t.Errorf("appendPy(%#v) = %s, %v; want %s", tt.v, got, err, tt.want)
-		}
-	}
-	if _, err := appendPy(nil, json.Number("1x")); err == nil {
-		t.Error("invalid json.Number accepted")
 	}
 }

@@ -19,13 +19,16 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/stream"
+	"github.com/llmbench/llmbench/internal/pyjson"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // API selects the endpoint type.
@@ -98,6 +101,17 @@ type Config struct {
 	// 0 means 8192. Chunks are stamped per read, so a smaller buffer never
 	// changes stamps while the server sends less than this per write.
 	ReadBufferBytes int
+	// MaxResponseBytes caps what one response may hold in memory:
+	// generated text, stream.ChunkStampBytes per token chunk and an
+	// incomplete line; 0 means stream.DefaultMaxResponseBytes (16 MiB).
+	// A response that outgrows it fails as record.ErrResponseTooLarge,
+	// keeping the TTFT and ITLs measured so far.
+	MaxResponseBytes int
+	// MaxTotalResponseBytes caps what all responses in flight hold
+	// together, whatever the concurrency; 0 means
+	// stream.DefaultMaxTotalResponseBytes (1 GiB). A response that finds
+	// it used up fails as record.ErrResponseTooLarge too.
+	MaxTotalResponseBytes int64
 }
 
 // Client sends benchmark requests to one OpenAI-compatible endpoint. It
@@ -111,6 +125,8 @@ type Client struct {
 	timeout time.Duration
 	bufs    sync.Pool // *[]byte read buffers
 	colls   sync.Pool // *stream.Collector
+	budget  *stream.Budget
+	secrets *redact.Redactor // API key and header values
 }
 
 var _ backend.Backend = (*Client)(nil)
@@ -176,6 +192,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Timeout < 0 {
 		return nil, fmt.Errorf("request timeout must be >= 0, got %v", cfg.Timeout)
 	}
+	if cfg.MaxResponseBytes < 0 || cfg.MaxTotalResponseBytes < 0 {
+		return nil, fmt.Errorf("response size limits must be >= 0, got %d and %d", cfg.MaxResponseBytes, cfg.MaxTotalResponseBytes)
+	}
 	h := make(http.Header)
 	h.Set("Content-Type", "application/json")
 	if cfg.APIKey != "" {
@@ -205,6 +224,8 @@ func New(cfg Config) (*Client, error) {
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
 		timeout: cfg.Timeout,
+		budget:  stream.NewBudget(cfg.MaxTotalResponseBytes),
+		secrets: secretsOf(cfg.APIKey, h, cfg.Headers),
 	}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
@@ -218,6 +239,32 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// secretsOf is what a server must not echo into our output: the API key,
+// the Authorization value and every --header value (any of them may carry
+// a credential).
+func secretsOf(key Secret, h http.Header, extra []Header) *redact.Redactor {
+	s := []string{string(key), h.Get("Authorization")}
+	for _, kv := range extra {
+		s = append(s, kv.Value)
+	}
+	return redact.New(s...)
+}
+
+// Secrets returns the redactor of the client's credentials, for text from
+// the same server obtained elsewhere (side calls, the ready check).
+func (c *Client) Secrets() *redact.Redactor { return c.secrets }
+
+// redactFailure removes the client's secrets from what the server put in a
+// failed response: the error message and the text generated before it.
+func (c *Client) redactFailure(resp *backend.Response) {
+	if resp.Err == nil {
+		return
+	}
+	resp.Err = c.secrets.Error(resp.Err)
+	resp.Text = c.secrets.String(resp.Text)
+	resp.FinishReason = c.secrets.String(resp.FinishReason)
+}
+
 // Close closes idle connections.
 func (c *Client) Close() { c.tr.CloseIdleConnections() }
 
@@ -227,62 +274,87 @@ func (c *Client) HTTPClient() *http.Client { return c.http }
 
 // Body returns the exact JSON body Send would post for req.
 func (c *Client) Body(req *backend.Request) ([]byte, error) {
-	return buildBody(c.cfg.API, c.cfg.Logprobs, req)
+	return BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 }
 
-// buildBody writes vLLM's request body (spec §3), key order included.
-func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
-	var o object
+// BuildBody writes vLLM's request body for api (docs/metrics.md#request-body),
+// key order included, as Python's json.dumps writes it. The SageMaker
+// backend sends the same bodies to containers that speak the OpenAI API.
+func BuildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
+	o := pyjson.NewObject()
 	// vLLM's client always names the model; an empty name (SageMaker
 	// containers serve the one model they loaded) is left out.
 	if req.Model != "" {
-		o.set("model", req.Model)
+		o.Set("model", req.Model)
 	}
 	if api == Chat {
-		if req.Messages != nil {
-			o.set("messages", req.Messages)
-		} else {
-			part := &object{}
-			part.set("type", "text")
-			part.set("text", req.Prompt)
-			msg := &object{}
-			msg.set("role", "user")
-			msg.set("content", []any{part})
-			o.set("messages", []any{msg})
-		}
-		o.set("max_completion_tokens", req.MaxTokens)
+		o.Set("messages", chatMessages(req))
+		o.Set("max_completion_tokens", req.MaxTokens)
 	} else {
-		if req.PromptIDs != nil {
-			ids := make([]any, len(req.PromptIDs))
-			for i, id := range req.PromptIDs {
-				ids[i] = id
-			}
-			o.set("prompt", ids)
-		} else {
-			o.set("prompt", req.Prompt)
-		}
-		o.set("repetition_penalty", 1.0)
-		o.set("max_tokens", req.MaxTokens)
+		o.Set("prompt", completionPrompt(req))
+		o.Set("repetition_penalty", 1.0)
+		o.Set("max_tokens", req.MaxTokens)
 		if logprobs != nil {
-			o.set("logprobs", *logprobs)
+			o.Set("logprobs", *logprobs)
 		} else {
-			o.set("logprobs", nil)
+			o.Set("logprobs", nil)
 		}
 	}
-	o.set("stream", true)
-	opts := &object{}
-	opts.set("include_usage", true)
-	o.set("stream_options", opts)
+	o.Set("stream", true)
+	opts := pyjson.NewObject()
+	opts.Set("include_usage", true)
+	o.Set("stream_options", opts)
 	if req.IgnoreEOS {
-		o.set("ignore_eos", true)
+		o.Set("ignore_eos", true)
 	}
-	if len(req.ExtraBody) > 0 {
-		extra := mapObject(req.ExtraBody)
-		for i, k := range extra.keys {
-			o.set(k, extra.vals[i])
+	for _, k := range sortedKeys(req.ExtraBody) {
+		o.Set(k, req.ExtraBody[k])
+	}
+	return pyjson.Append(make([]byte, 0, 256+len(req.Prompt)), o)
+}
+
+// chatMessages is the request's messages, or one user message holding the
+// prompt as a text part (vLLM's chat body).
+func chatMessages(req *backend.Request) any {
+	if req.Messages != nil {
+		return req.Messages
+	}
+	part := pyjson.NewObject()
+	part.Set("type", "text")
+	part.Set("text", req.Prompt)
+	msg := pyjson.NewObject()
+	msg.Set("role", "user")
+	msg.Set("content", []any{part})
+	return []any{msg}
+}
+
+// completionPrompt is the prompt's token ids when the dataset gave them
+// (a replayed trace), else its text.
+func completionPrompt(req *backend.Request) any {
+	if req.PromptIDs != nil {
+		return req.PromptIDs
+	}
+	return req.Prompt
+}
+
+// sortedKeys are the extra body's keys in the order vLLM's merged dict
+// would hold them here: "role" and "content" first, the rest sorted (a Go
+// map keeps no insertion order).
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for _, k := range []string{"role", "content"} {
+		if _, ok := m[k]; ok {
+			keys = append(keys, k)
 		}
 	}
-	return appendPy(make([]byte, 0, 256+len(req.Prompt)), &o)
+	rest := make([]string, 0, len(m))
+	for k := range m {
+		if k != "role" && k != "content" {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	return append(keys, rest...)
 }
 
 // Send posts req and streams the answer into resp; see backend.Backend.
@@ -290,7 +362,8 @@ func buildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
 // chunk is stamped with time.Now() taken when the body read that completed
 // it returned.
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
-	body, err := buildBody(c.cfg.API, c.cfg.Logprobs, req)
+	defer c.redactFailure(resp)
+	body, err := BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 	if err != nil {
 		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
 		return
@@ -319,13 +392,14 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 	defer hresp.Body.Close()
 	resp.HTTPStatus = hresp.StatusCode
 	if hresp.StatusCode != http.StatusOK {
-		resp.ErrClass, resp.Err = statusError(hresp)
+		resp.ErrClass, resp.Err = statusError(hresp, c.secrets)
 		return
 	}
 
 	coll := c.colls.Get().(*stream.Collector)
 	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
 	coll.Reset(resp)
+	coll.Meter.Max, coll.Meter.Budget = c.cfg.MaxResponseBytes, c.budget
 	coll.Parser.Framing = stream.FramingSSE
 	coll.Parser.Decoder.Mode = stream.ModeCompletions
 	if c.cfg.API == Chat {
@@ -371,23 +445,29 @@ func transportError(ctx context.Context, err error, doing string) (class string,
 // errorBodyBytes is how much of a non-200 body goes into the error message.
 const errorBodyBytes = 200
 
+// errorBodyRead is how much of a non-200 body is read: secrets are
+// redacted in all of it before it is cut to errorBodyBytes, so a secret
+// that straddles the cut cannot leave its first half in the message.
+const errorBodyRead = 16 << 10
+
 // statusError describes a non-200 answer: status line plus the start of the
-// body, on one line.
-func statusError(r *http.Response) (class string, _ error) {
-	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyBytes+1))
-	more := len(b) > errorBodyBytes
-	if more {
-		b = b[:errorBodyBytes]
-	}
-	text := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
-	if more {
-		text += "..."
+// body with secrets redacted, on one line.
+func statusError(r *http.Response, secrets *redact.Redactor) (class string, _ error) {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyRead))
+	text := secrets.String(strings.ToValidUTF8(string(b), "\uFFFD"))
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) > errorBodyBytes {
+		text = strings.ToValidUTF8(text[:errorBodyBytes], "") + "..."
 	}
 	status := r.Status
 	if status == "" {
 		status = fmt.Sprintf("%d %s", r.StatusCode, http.StatusText(r.StatusCode))
 	}
 	msg := "HTTP " + status
+	if r.StatusCode == http.StatusNotFound && r.Request != nil && r.Request.URL != nil {
+		// A 404 is most often a wrong --endpoint or --base-url: name it.
+		msg += " from " + r.Request.URL.Redacted()
+	}
 	if loc := r.Header.Get("Location"); loc != "" && r.StatusCode/100 == 3 {
 		msg += " (redirect to " + loc + "; check --base-url/--endpoint)"
 	}

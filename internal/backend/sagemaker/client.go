@@ -13,6 +13,8 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
+
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // DefaultPreflightTimeout bounds the credential check done at construction.
@@ -69,8 +71,11 @@ var ErrNoRegion = errors.New("no AWS region: pass --region or set AWS_REGION (re
 // region (required), credentials (retrieved now, with a deadline, so a
 // missing credential fails here and not inside the first measured request),
 // retries pinned off in code, and an HTTP client with a pool sized to the
-// concurrency whose request bodies hide io.WriterTo (A.4 #1).
-func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
+// concurrency whose request bodies hide io.WriterTo (docs/sagemaker.md#request-body-race).
+//
+// Every credential it resolves, now or on a later refresh, is added to
+// secrets, so that text a server echoes back can be cleaned of it.
+func loadAWS(ctx context.Context, c AWSConfig, secrets *redact.Redactor) (aws.Config, error) {
 	if c.EndpointURL != "" {
 		if err := checkEndpointURL(c.EndpointURL); err != nil {
 			return aws.Config{}, err
@@ -87,7 +92,7 @@ func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
 	// A BuildableClient, not a wrapper, goes into LoadDefaultConfig: with
 	// AWS_CA_BUNDLE or a profile's ca_bundle the loader must add root CAs
 	// through WithTransportOptions and fails on any other client type
-	// (A.4 #3). We wrap whatever it hands back afterwards.
+	// (docs/sagemaker.md#ca-bundle). We wrap whatever it hands back afterwards.
 	buildable := awshttp.NewBuildableClient().
 		WithTransportOptions(func(tr *http.Transport) {
 			tr.MaxIdleConns = pool
@@ -98,7 +103,7 @@ func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
 		config.WithHTTPClient(buildable),
 		// Retries off in code: AWS_MAX_ATTEMPTS, AWS_RETRY_MODE or
 		// max_attempts in a profile would otherwise switch them back on
-		// and hide failed attempts inside TTFT (§8.2).
+		// and hide failed attempts inside TTFT (docs/sagemaker.md#retries).
 		config.WithRetryMaxAttempts(1),
 		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
 		config.WithCredentialsCacheOptions(func(o *aws.CredentialsCacheOptions) {
@@ -129,6 +134,13 @@ func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
 	cfg.HTTPClient = &readOnlyBodyClient{inner: cfg.HTTPClient}
 	cfg.RetryMaxAttempts = 1
 	cfg.Retryer = func() aws.Retryer { return aws.NopRetryer{} }
+	if cfg.Credentials != nil {
+		// The loader's cache refreshes 5 minutes early; ours, around it,
+		// asks it at the same moment and notes what it hands out.
+		cfg.Credentials = aws.NewCredentialsCache(noting{cfg.Credentials, secrets}, func(o *aws.CredentialsCacheOptions) {
+			o.ExpiryWindow = 5 * time.Minute
+		})
+	}
 
 	if err := preflight(ctx, cfg, c.PreflightTimeout); err != nil {
 		return aws.Config{}, err
@@ -139,7 +151,7 @@ func loadAWS(ctx context.Context, c AWSConfig) (aws.Config, error) {
 // preflight retrieves credentials under a short deadline. Credentials are
 // otherwise fetched lazily by the first signed request, and on a machine
 // without any source the SDK ends with instance metadata, which takes 4-11 s
-// to give up (§8.3).
+// to give up (docs/sagemaker.md#credential-preflight).
 func preflight(ctx context.Context, cfg aws.Config, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = DefaultPreflightTimeout
@@ -163,6 +175,20 @@ func preflight(ctx context.Context, cfg aws.Config, timeout time.Duration) error
 		return errors.New(noCredentialsHelp + " (the credential source returned empty keys)")
 	}
 	return nil
+}
+
+// noting adds the credentials its provider hands out to a redactor.
+type noting struct {
+	inner   aws.CredentialsProvider
+	secrets *redact.Redactor
+}
+
+func (n noting) Retrieve(ctx context.Context) (aws.Credentials, error) {
+	c, err := n.inner.Retrieve(ctx)
+	if err == nil {
+		n.secrets.Add(c.AccessKeyID, c.SecretAccessKey, c.SessionToken)
+	}
+	return c, err
 }
 
 // noCredentialsHelp says what to set; it is the first thing a user without
@@ -198,7 +224,7 @@ func checkEndpointURL(raw string) error {
 // has closed it, and the SDK closes it as soon as the response headers
 // arrive; if net/http's writer is still on its final copy, the transport
 // then closes the connection under the live stream ("use of closed network
-// connection", A.4 #1). With only Read and Close visible, net/http copies
+// connection", docs/sagemaker.md#request-body-race). With only Read and Close visible, net/http copies
 // through Read and a closed body is a clean EOF.
 type readOnlyBodyClient struct{ inner aws.HTTPClient }
 

@@ -16,7 +16,7 @@
 // sagemakerruntime v1.50 a connection cut mid-stream ends the event channel
 // without an error, and would otherwise count as a success.
 //
-// The package works around the SDK pitfalls of the spec's Appendix A.4:
+// The package works around the SDK pitfalls of docs/sagemaker.md#go-sdk-pitfalls:
 // request bodies hide io.WriterTo (the race that closes live streams),
 // retries are off in code, the connection pool is sized to the concurrency,
 // a region is required, credentials are checked up front under a short
@@ -45,6 +45,7 @@ import (
 	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // Config describes the endpoint to benchmark and how to reach it.
@@ -68,6 +69,15 @@ type Config struct {
 	// (X-Amzn-SageMaker-Custom-Attributes). SageMaker marks it sensitive;
 	// it is never printed.
 	CustomAttributes Sensitive
+	// MaxResponseBytes caps what one response may hold in memory (text,
+	// stream.ChunkStampBytes per token chunk, incomplete lines and
+	// messages); 0 means stream.DefaultMaxResponseBytes (16 MiB). A
+	// response that outgrows it fails as record.ErrResponseTooLarge,
+	// keeping the TTFT and ITLs measured so far.
+	MaxResponseBytes int
+	// MaxTotalResponseBytes caps what all responses in flight hold
+	// together; 0 means stream.DefaultMaxTotalResponseBytes (1 GiB).
+	MaxTotalResponseBytes int64
 }
 
 // Sensitive is a value that must not be printed: it formats as
@@ -87,10 +97,11 @@ type Backend struct {
 	aws    aws.Config
 	opts   func(*sagemakerruntime.Options)
 
-	// openAIBody builds OpenAI bodies byte for byte as the OpenAI backend
-	// does (key order, number format), so both backends ask the server for
-	// the same work; nil for TGI and LMI.
-	openAIBody *openai.Client
+	// budget bounds what all responses in flight hold together.
+	budget *stream.Budget
+	// secrets knows the custom attributes and every AWS credential the
+	// run has used; failures are cleaned of them.
+	secrets *redact.Redactor
 
 	// clients holds idle clients; a Send takes one for the length of its
 	// stream. Clients share the HTTP transport (one connection pool) but
@@ -117,6 +128,9 @@ func (c *Config) Validate() error {
 	}
 	if len(c.InferenceComponent) > 63 {
 		return errors.New("--inference-component is longer than 63 characters")
+	}
+	if c.MaxResponseBytes < 0 || c.MaxTotalResponseBytes < 0 {
+		return fmt.Errorf("response size limits must be >= 0, got %d and %d", c.MaxResponseBytes, c.MaxTotalResponseBytes)
 	}
 	if len(c.CustomAttributes) > 1024 {
 		return errors.New("--custom-attributes is longer than 1024 characters")
@@ -147,16 +161,14 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	awsCfg, err := loadAWS(ctx, cfg.AWS)
+	secrets := redact.New(string(cfg.CustomAttributes))
+	awsCfg, err := loadAWS(ctx, cfg.AWS, secrets)
 	if err != nil {
 		return nil, err
 	}
-	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg}
+	b := &Backend{cfg: cfg, format: cfg.Format, aws: awsCfg, budget: stream.NewBudget(cfg.MaxTotalResponseBytes), secrets: secrets}
 	if b.format == "" {
 		b.format = FormatOpenAIChat
-	}
-	if b.openAIBody, err = openAIBodyBuilder(b.format); err != nil {
-		return nil, err
 	}
 	endpointURL := cfg.AWS.EndpointURL
 	b.opts = func(o *sagemakerruntime.Options) {
@@ -164,7 +176,7 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 			o.BaseEndpoint = aws.String(endpointURL)
 		}
 		// Pinned again per client: nothing in the environment or shared
-		// config may turn retries back on (§8.2).
+		// config may turn retries back on (docs/sagemaker.md#retries).
 		o.Retryer = aws.NopRetryer{}
 		o.RetryMaxAttempts = 0
 	}
@@ -221,32 +233,14 @@ var inferenceIDRE = regexp.MustCompile(`^\PC{1,64}$`)
 // wait for response headers are inside TTFT, as connection setup and the
 // wait for headers are for the OpenAI backend.
 func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
-	body, err := b.body(req)
+	defer b.redactFailure(resp)
+	in, err := b.input(req)
 	if err != nil {
 		resp.Err, resp.ErrClass = err, record.ErrOther
 		return
 	}
-	in := &sagemakerruntime.InvokeEndpointWithResponseStreamInput{
-		EndpointName: aws.String(b.cfg.EndpointName),
-		Body:         body,
-		ContentType:  aws.String("application/json"),
-	}
-	if b.cfg.TargetVariant != "" {
-		in.TargetVariant = aws.String(b.cfg.TargetVariant)
-	}
-	if b.cfg.TargetContainerHostname != "" {
-		in.TargetContainerHostname = aws.String(b.cfg.TargetContainerHostname)
-	}
-	if b.cfg.InferenceComponent != "" {
-		in.InferenceComponentName = aws.String(b.cfg.InferenceComponent)
-	}
-	if b.cfg.CustomAttributes != "" {
-		in.CustomAttributes = aws.String(string(b.cfg.CustomAttributes))
-	}
-	if req.ID != "" && inferenceIDRE.MatchString(req.ID) {
-		in.InferenceId = aws.String(req.ID)
-	}
 	dec := b.newDecoder(req, resp)
+	defer dec.release()
 	if resp.ChunkTimes == nil {
 		resp.ChunkTimes = make([]time.Time, 0, min(max(req.MaxTokens, 0)+2, 4096))
 	}
@@ -263,7 +257,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 	}
 	resp.HTTPStatus = 200
 	es := out.GetStream()
-	defer es.Close() // always, even after an error (A.2)
+	defer es.Close() // always, even after an error (docs/sagemaker.md#closing-the-stream)
 	if raw, ok := awsmiddleware.GetRawResponse(out.ResultMetadata).(*smithyhttp.Response); ok {
 		resp.HTTPStatus = raw.StatusCode
 		if ct := raw.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, eventStreamContentType) {
@@ -312,26 +306,62 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 	}
 }
 
-// openAIBodyBuilder returns an OpenAI client used only to build bodies
-// (its URL is never dialled), or nil for the token formats.
-func openAIBodyBuilder(f Format) (*openai.Client, error) {
-	switch f {
-	case FormatOpenAIChat:
-		return openai.New(openai.Config{URL: "http://sagemaker.invalid/v1/chat/completions", API: openai.Chat})
-	case FormatOpenAI:
-		return openai.New(openai.Config{URL: "http://sagemaker.invalid/v1/completions", API: openai.Completions})
+// input builds the InvokeEndpointWithResponseStream input for req.
+func (b *Backend) input(req *backend.Request) (*sagemakerruntime.InvokeEndpointWithResponseStreamInput, error) {
+	body, err := b.body(req)
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil
+	in := &sagemakerruntime.InvokeEndpointWithResponseStreamInput{
+		EndpointName: aws.String(b.cfg.EndpointName),
+		Body:         body,
+		ContentType:  aws.String("application/json"),
+	}
+	if b.cfg.TargetVariant != "" {
+		in.TargetVariant = aws.String(b.cfg.TargetVariant)
+	}
+	if b.cfg.TargetContainerHostname != "" {
+		in.TargetContainerHostname = aws.String(b.cfg.TargetContainerHostname)
+	}
+	if b.cfg.InferenceComponent != "" {
+		in.InferenceComponentName = aws.String(b.cfg.InferenceComponent)
+	}
+	if b.cfg.CustomAttributes != "" {
+		in.CustomAttributes = aws.String(string(b.cfg.CustomAttributes))
+	}
+	if req.ID != "" && inferenceIDRE.MatchString(req.ID) {
+		in.InferenceId = aws.String(req.ID)
+	}
+	return in, nil
+}
+
+// redactFailure removes the run's secrets from what the server put in a
+// failed response: SDK error messages carry the server's message, which may
+// echo the request's headers (signature, security token, custom
+// attributes), and the text generated before the failure.
+func (b *Backend) redactFailure(resp *backend.Response) {
+	if resp.Err == nil {
+		return
+	}
+	resp.Err = b.secrets.Error(resp.Err)
+	resp.Text = b.secrets.String(resp.Text)
+	resp.FinishReason = b.secrets.String(resp.FinishReason)
 }
 
 // body builds the request body: for the OpenAI formats the OpenAI
-// backend's own bytes (vLLM bench's keys, order and number format), so both
-// backends ask the server for the same work; tokenBody for TGI and LMI.
+// backend's own bytes (openai.BuildBody: vLLM bench's keys, order and
+// number format), so both backends ask the server for the same work;
+// tokenBody for TGI and LMI.
 func (b *Backend) body(req *backend.Request) ([]byte, error) {
-	if b.openAIBody == nil {
+	api := openai.Completions
+	switch b.format {
+	case FormatOpenAIChat:
+		api = openai.Chat
+	case FormatOpenAI:
+	default:
 		return b.format.tokenBody(req)
 	}
-	body, err := b.openAIBody.Body(req)
+	body, err := openai.BuildBody(api, nil, req)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request body: %w", err)
 	}
@@ -340,8 +370,12 @@ func (b *Backend) body(req *backend.Request) ([]byte, error) {
 
 // newDecoder picks the stream decoder for the format.
 func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decoder {
+	meter := stream.Meter{Max: b.cfg.MaxResponseBytes, Budget: b.budget}
 	if !b.format.openAI() {
-		return newTokenDecoder(resp)
+		d := newTokenDecoder(resp)
+		d.meter = meter
+		d.lines.Meter = &d.meter
+		return d
 	}
 	d := &openAIDecoder{}
 	if b.format == FormatOpenAIChat {
@@ -355,6 +389,7 @@ func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decod
 		d.c.Parser.Framing = stream.FramingJSONLines
 	}
 	d.c.Reset(resp)
+	d.c.Meter = meter
 	return d
 }
 
@@ -376,7 +411,7 @@ func asksUsage(req *backend.Request) bool {
 // openAIDecoder feeds the reassembled bytes to the OpenAI backend's own
 // parser and collector, so both backends apply identical rules. With
 // include_usage asked for, the end of a stream is "[DONE]" or the usage
-// chunk; a finish_reason alone is not enough (A.4 #16).
+// chunk; a finish_reason alone is not enough (docs/sagemaker.md#end-markers).
 type openAIDecoder struct{ c stream.Collector }
 
 func (d *openAIDecoder) feed(p []byte, now time.Time) error { return d.c.Feed(p, now) }
@@ -390,3 +425,4 @@ func (d *openAIDecoder) finish(now time.Time) {
 	}
 }
 func (d *openAIDecoder) fail(class string, err error) { d.c.Fail(class, err) }
+func (d *openAIDecoder) release()                     { d.c.Meter.Release() }

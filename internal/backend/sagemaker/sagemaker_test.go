@@ -252,11 +252,7 @@ func TestBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.f), func(t *testing.T) {
-			oc, err := openAIBodyBuilder(tt.f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := &Backend{format: tt.f, openAIBody: oc}
+			b := &Backend{format: tt.f}
 			got, err := b.body(req)
 			if err != nil {
 				t.Fatal(err)
@@ -310,7 +306,7 @@ func TestEndMarkers(t *testing.T) {
 		{"chat complete", FormatOpenAIChat, vllmChatSSE(full), ""},
 		{"chat usage without [DONE]", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop", usage: true}), ""},
 		{"chat [DONE] without usage", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop", done: true}), ""},
-		// A.4 #16: the finish chunk arrived, the usage chunk and [DONE] did not.
+		// docs/sagemaker.md#end-markers: the finish chunk arrived, the usage chunk and [DONE] did not.
 		{"chat cut after finish", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop"}), record.ErrStreamTruncated},
 		{"lmi chat cut after finish", FormatOpenAIChat, lmiChatJSONLines(streamSpec{tokens: toks, finish: "stop"}), record.ErrStreamTruncated},
 		{"chat cut mid-stream", FormatOpenAIChat, vllmChatSSE(full)[:200], record.ErrStreamTruncated},

@@ -26,6 +26,9 @@ type decoder interface {
 	// fail records a transport or SDK error of the given class, keeping
 	// what arrived before it.
 	fail(class string, err error)
+	// release returns what the response reserved from the shared memory
+	// budget; called once when Send is done.
+	release()
 }
 
 // classedError is an error with its Response.ErrClass.
@@ -48,15 +51,16 @@ const maxPending = 1 << 20
 
 // tokenDecoder reads the TGI generate_stream (SSE, "data:{...}") and LMI
 // (JSON lines) token streams; they differ only in framing, and the framing
-// is detected per line (§5.3: strip an optional "data:" prefix). Each line
+// is detected per line (docs/sagemaker.md#payload-formats: strip an optional "data:" prefix). Each line
 // holding a "token" object is one token chunk, stamped with the time of the
 // part that completed the line. The line with a non-null generated_text or
 // details is the end marker; a stream without one is truncated even if the
-// SDK reported no error (§7.3).
+// SDK reported no error (docs/sagemaker.md#truncated-streams).
 type tokenDecoder struct {
 	resp  *backend.Response
 	lines stream.LineSplitter
 	text  strings.Builder
+	meter stream.Meter // text, stamps, the incomplete line and pending
 
 	pending  []byte // a line that did not parse yet, joined to the next
 	terminal bool   // the final line arrived
@@ -108,6 +112,8 @@ func (d *tokenDecoder) fail(class string, err error) {
 	d.setErr(&classedError{class: class, err: err})
 }
 
+func (d *tokenDecoder) release() { d.meter.Release() }
+
 // setErr records the first failure and the text received so far.
 func (d *tokenDecoder) setErr(err error) {
 	r := d.resp
@@ -121,6 +127,9 @@ func (d *tokenDecoder) setErr(err error) {
 		return
 	}
 	r.Err, r.ErrClass = err, record.ErrMalformedStream
+	if errors.Is(err, stream.ErrResponseTooLarge) {
+		r.Err, r.ErrClass = fmt.Errorf("after %d token chunks: %w", len(r.ChunkTimes), err), record.ErrResponseTooLarge
+	}
 }
 
 // end decides the outcome of a stream that ended cleanly.
@@ -166,6 +175,9 @@ func (d *tokenDecoder) line(raw []byte) error {
 		if rest, ok := bytes.CutPrefix(l, []byte("data:")); ok {
 			l = bytes.TrimSpace(rest)
 		}
+		if err := d.meter.Pending(len(d.pending) + len(l) + 1); err != nil {
+			return err
+		}
 		if len(d.pending)+len(l)+1 > maxPending {
 			return failf(record.ErrMalformedStream, "more than %d bytes that do not parse as JSON", maxPending)
 		}
@@ -178,6 +190,9 @@ func (d *tokenDecoder) line(raw []byte) error {
 		if incomplete(err) {
 			// Incomplete JSON: hold it and try again with the next line.
 			if len(d.pending) == 0 {
+				if err := d.meter.Pending(len(l)); err != nil {
+					return err
+				}
 				if len(l) > maxPending {
 					return failf(record.ErrMalformedStream, "more than %d bytes that do not parse as JSON", maxPending)
 				}
@@ -188,6 +203,12 @@ func (d *tokenDecoder) line(raw []byte) error {
 		return failf(record.ErrMalformedStream, "stream message does not parse: %v (%.80q)", err, l)
 	}
 	d.pending = d.pending[:0]
+	_ = d.meter.Pending(0) // shrinking never fails
+	return d.apply(&m)
+}
+
+// apply takes one parsed message into the response.
+func (d *tokenDecoder) apply(m *tokenLine) error {
 	if len(m.Error) > 0 && !bytes.Equal(m.Error, []byte("null")) {
 		msg := errorText(m.Error)
 		if m.ErrorType != "" {
@@ -210,10 +231,15 @@ func (d *tokenDecoder) line(raw []byte) error {
 		}
 	}
 	if m.Token != nil && finish != "error" {
-		d.resp.ChunkTimes = append(d.resp.ChunkTimes, d.now)
+		text := ""
 		if m.Token.Text != nil && !m.Token.Special {
-			d.text.WriteString(*m.Token.Text)
+			text = *m.Token.Text
 		}
+		if err := d.meter.Keep(len(text) + stream.ChunkStampBytes); err != nil {
+			return err
+		}
+		d.resp.ChunkTimes = append(d.resp.ChunkTimes, d.now)
+		d.text.WriteString(text)
 	}
 	if finish != "" {
 		d.resp.FinishReason = finish

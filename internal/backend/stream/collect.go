@@ -21,7 +21,7 @@ const NoContentMessage = "Never received a valid chunk to calculate TTFT.This re
 const ClassServerError = record.ErrServer
 
 // Collector applies a stream's events to a backend.Response with vLLM's
-// rules (spec §4): each token chunk appends its arrival time to ChunkTimes
+// rules (docs/metrics.md#per-request-timing): each token chunk appends its arrival time to ChunkTimes
 // and its text to Text, and updates FinishReason; usage is taken only from
 // a message without non-empty choices. Finish decides success.
 //
@@ -35,6 +35,11 @@ type Collector struct {
 	Parser Parser
 	// Resp receives the results; it must be set before the first Feed.
 	Resp *backend.Response
+	// Meter bounds what the response holds: token chunk text, stamps and
+	// the incomplete line. Set Max and Budget before the first Feed; a
+	// response that outgrows it fails as record.ErrResponseTooLarge, with
+	// the chunk times measured until then kept. Reset releases it.
+	Meter Meter
 
 	text      []byte
 	done      bool   // "[DONE]" seen
@@ -46,20 +51,28 @@ type Collector struct {
 // Reset prepares c for another request writing into resp.
 func (c *Collector) Reset(resp *backend.Response) {
 	c.Parser.Reset()
+	c.Meter.Release()
+	c.Parser.Lines.Meter = &c.Meter
 	c.Resp = resp
 	c.text = c.text[:0]
 	c.done, c.usageLast, c.errMsg = false, false, ""
 }
 
 // Feed parses b, which arrived at now. A non-nil error means the stream is
-// malformed; the Collector has already recorded it in Resp (class
-// record.ErrMalformedStream), so the caller only stops reading.
+// malformed or too large; the Collector has already recorded it in Resp
+// (class record.ErrMalformedStream or record.ErrResponseTooLarge), so the
+// caller only stops reading.
 func (c *Collector) Feed(b []byte, now time.Time) error {
 	if c.onEvent == nil {
 		c.onEvent = c.event
 	}
 	if err := c.Parser.Feed(b, now, c.onEvent); err != nil {
-		c.Fail(record.ErrMalformedStream, err)
+		class := record.ErrMalformedStream
+		if errors.Is(err, ErrResponseTooLarge) {
+			class = record.ErrResponseTooLarge
+			err = fmt.Errorf("after %d token chunks: %w", len(c.Resp.ChunkTimes), err)
+		}
+		c.Fail(class, err)
 		return err
 	}
 	return nil
@@ -75,6 +88,9 @@ func (c *Collector) event(e *Event) error {
 		// vLLM sends usage after the last token chunk; one that more
 		// token chunks follow proves nothing about the end.
 		c.usageLast = false
+		if err := c.Meter.Keep(len(e.Msg.Text) + ChunkStampBytes); err != nil {
+			return err
+		}
 		r.ChunkTimes = append(r.ChunkTimes, e.Time)
 		c.text = append(c.text, e.Msg.Text...)
 		if e.Msg.FinishReason != "" {

@@ -44,6 +44,10 @@ type LineSplitter struct {
 	// MaxLineBytes bounds the length of a line held across feeds; 0 means
 	// DefaultMaxLineBytes.
 	MaxLineBytes int
+	// Meter, when set, also accounts the incomplete line held across
+	// feeds (Meter.Line), so that it counts against the response's and the
+	// shared limits; its error (wrapping ErrResponseTooLarge) ends Feed.
+	Meter *Meter
 
 	buf []byte // the incomplete line carried over from earlier feeds
 }
@@ -63,6 +67,11 @@ func (s *LineSplitter) Feed(p []byte, fn func(line []byte) error) error {
 			if len(s.buf)+len(p) > limit {
 				return fmt.Errorf("%w: more than %d bytes without a newline", ErrLineTooLong, limit)
 			}
+			if s.Meter != nil {
+				if err := s.Meter.Line(len(s.buf) + len(p)); err != nil {
+					return err
+				}
+			}
 			s.buf = append(s.buf, p...)
 			return nil
 		}
@@ -81,8 +90,12 @@ func (s *LineSplitter) Feed(p []byte, fn func(line []byte) error) error {
 		if n := len(line); n > 0 && line[n-1] == '\r' {
 			line = line[:n-1]
 		}
+		held := len(s.buf) > 0
 		err := fn(line)
 		s.buf = s.buf[:0]
+		if held && s.Meter != nil {
+			_ = s.Meter.Line(0) // shrinking never fails
+		}
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,81 @@
+package sagemaker
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/llmbench/llmbench/internal/redact"
+)
+
+const (
+	echoSession = "FwoGZXIvYXdzEXAMPLEsessiontoken0123456789"
+	echoAttrs   = "tenant=acme;secret=a1b2c3d4e5"
+)
+
+// echoed is the request's headers as one line, as an echoing container's
+// error message would hold them.
+func echoed(r *http.Request) string {
+	var keys []string
+	for k := range r.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s: %s; ", k, strings.Join(r.Header[k], ","))
+	}
+	return b.String()
+}
+
+// TestSendRedactsEchoedSecrets: the access key id, the session token and
+// the custom attributes that a container echoes back — in a ModelError
+// before the stream, in an in-stream error, in text before a cut — never
+// reach the response's error or text.
+func TestSendRedactsEchoedSecrets(t *testing.T) {
+	scenarios := map[string]scenario{
+		"model-error-echo": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
+			writeAPIError(w, 424, "ModelError", "Received client error (400) from primary with message \""+echoed(r)+"\"")
+		},
+		"stream-error-echo": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
+			fw := startStream(w)
+			fw.part([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"))
+			fw.exception("ModelStreamError", "Echo", echoed(r))
+		},
+		"text-then-cut": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
+			fw := startStream(w)
+			fw.part(fmt.Appendf(nil, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", echoed(r)))
+		},
+	}
+	f := newFakeSM(t, false)
+	for name, s := range scenarios {
+		f.on(name, s)
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig(f, name, FormatOpenAIChat)
+			cfg.CustomAttributes = echoAttrs
+			cfg.AWS.credentials = credentials.NewStaticCredentialsProvider(testAKID, testSecret, echoSession)
+			b, err := New(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp := send(t, b, context.Background())
+			if resp.Err == nil {
+				t.Fatal("success")
+			}
+			out := resp.Err.Error() + "\n" + resp.Text
+			for _, secret := range []string{testAKID, echoSession, echoAttrs} {
+				if strings.Contains(out, secret) {
+					t.Errorf("secret %q leaks:\n%s", secret, out)
+				}
+			}
+			if !strings.Contains(out, redact.Mask) {
+				t.Errorf("nothing redacted: %s", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/sim"
+)
+
+// TestRunInterruptWhileAligning: Ctrl-C while the prompts are being
+// aligned with a server that accepts /tokenize and never answers exits
+// 130 at once, not 1 with "context canceled".
+func TestRunInterruptWhileAligning(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold every connection open, answer nothing
+			accepted <- struct{}{}
+		}
+	}()
+	ctx, cancel := context.WithCancel(t.Context())
+	var out, errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, "test", []string{"run", "--base-url", "http://" + ln.Addr().String(), "--model", "m",
+			"--tokenizer", "builtin:gpt2", "--num-prompts", "4", "--disable-tqdm"}, strings.NewReader(""), &out, &errb)
+	}()
+	<-accepted // the probe's connection
+	<-accepted // /tokenize
+	cancel()
+	select {
+	case code := <-done:
+		if code != 130 || !strings.Contains(errb.String(), "interrupted before the benchmark started") {
+			t.Errorf("exit %d: %s", code, errb.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Ctrl-C did not stop a run waiting on /tokenize")
+	}
+}
+
+// TestSweepInterruptKeepsSteps: a sweep stopped by Ctrl-C keeps every
+// finished step and writes the analysis of what it has.
+func TestSweepInterruptKeepsSteps(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, func(c *sim.Config) { c.ITL = 5 * time.Millisecond })
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(t.Context())
+	var out, errb syncBuf
+	var wg sync.WaitGroup
+	var code int
+	wg.Go(func() {
+		code = Main(ctx, "test", []string{"sweep", "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2",
+			"--concurrency", "1,2,3,4,5,6,7,8", "--prompts-per-step", "8", "--step-warmup", "0", "--random-input-len", "8",
+			"--random-output-len", "40", "--result-dir", dir}, strings.NewReader(""), &out, &errb)
+	})
+	for !strings.Contains(errb.String(), "step 3 of 8") {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	if code != 130 {
+		t.Errorf("exit %d, want 130\n%s", code, errb.String())
+	}
+	s := readSweep(t, dir)
+	if len(s.Steps) != 2 || s.Steps[0].Load != 1 || s.Steps[1].Load != 2 || s.Verdict == "" {
+		t.Errorf("%d steps (%+v), verdict %q; want the 2 finished steps analysed", len(s.Steps), s.Steps, s.Verdict)
+	}
+	if !strings.Contains(out.String(), "interrupted; it is left out") && !strings.Contains(out.String(), "stopped early") {
+		t.Errorf("the output does not say the sweep stopped early:\n%s", out.String())
+	}
+}
