@@ -88,10 +88,12 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if err := report.WriteWarnings(env.Stderr, s); err != nil {
 		return err
 	}
-	if err := report.WriteFailures(env.Stdout, s); err != nil {
-		return err
+	// What `llmbench metrics` prints for a records file.
+	title := report.StreamSpecifics
+	if m.Params.EndpointName != "" {
+		title = report.SageMakerSpecifics
 	}
-	if err := report.WriteTable(env.Stdout, s, &m.Params); err != nil {
+	if err := report.WriteRunReport(env.Stdout, s, &m.Params, report.RunReportOptions{Title: title}); err != nil {
 		return err
 	}
 	if saveRecords != "" {
