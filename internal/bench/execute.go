@@ -86,6 +86,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		return nil, err
 	}
 	out := &Outcome{RampEvents: ramp}
+	if err := waitUntil(ctx, p.StartAt); err != nil { // distributed runs: share.go
+		return nil, ErrInterruptedEarly
+	}
 	rc.Origin = time.Now()
 	if h.OpenRecords != nil {
 		anchor := &record.Anchor{UnixNano: rc.Origin.UnixNano()}
@@ -137,6 +140,7 @@ func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
 		r.TokenizerCount = p.Tokenizer.CountTokens(r.GeneratedText)
 		r.OutputTokensSource = record.SourceTokenizer
 	}
+	r.Worker = p.Worker
 	if o.Stream != nil && o.StreamErr == nil {
 		o.StreamErr = o.Stream.Add(r)
 	}

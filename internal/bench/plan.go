@@ -105,6 +105,14 @@ type Plan struct {
 	// known before dispatch; Summarize fills the rest (duration, date,
 	// interrupted, ramp-up events).
 	Params record.Params
+	// StartAt, when set, is the wall-clock instant dispatch starts: the
+	// ready check and warm-ups run first, then Execute waits for it (at
+	// once if it has passed). Workers of a distributed run share it
+	// (docs/distributed.md).
+	StartAt time.Time
+	// Worker is stamped on every record (record.Record.Worker: the
+	// worker index plus one); 0 for a single process. See Share.
+	Worker int
 }
 
 // Step returns a copy of p with load l and n requests: p's requests in

@@ -129,7 +129,8 @@ type Record struct {
 	Conversation int `json:"conversation,omitempty"`
 	Turn         int `json:"turn,omitempty"`
 	// Worker identifies the process that sent the request in a distributed
-	// run; 0 for a single-process run.
+	// run: its worker index plus one (1-based, like User); 0 for a
+	// single-process run (docs/distributed.md).
 	Worker int `json:"worker,omitempty"`
 	// TokenizerCount is the client tokenizer's count of GeneratedText when
 	// the output length had to come from it (OutputTokensSource ==
