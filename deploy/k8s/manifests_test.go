@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -65,6 +66,10 @@ func objects(t *testing.T) []any {
 				obj = &autoscalingv2.HorizontalPodAutoscaler{}
 			case "v1 ConfigMap":
 				obj = &corev1.ConfigMap{}
+			case "v1 PersistentVolumeClaim":
+				obj = &corev1.PersistentVolumeClaim{}
+			case "batch/v1 Job":
+				obj = &batchv1.Job{}
 			default:
 				t.Fatalf("%s #%d: %s %s: add its type to this test", f, i, tm.APIVersion, tm.Kind)
 			}
@@ -136,6 +141,9 @@ func TestManifests(t *testing.T) {
 		case *autoscalingv2.HorizontalPodAutoscaler:
 			hpas = append(hpas, o)
 		case *corev1.ConfigMap:
+			if _, ok := o.Data["config.yaml"]; !ok {
+				continue // not prometheus-adapter's (llmbench-run: TestWorkerJobs)
+			}
 			var c adapterConfig
 			dec := yaml.NewDecoder(strings.NewReader(o.Data["config.yaml"]))
 			dec.KnownFields(true)

@@ -108,6 +108,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if out.Preconnected, err = preconnect(ctx, p, h); err != nil {
 		return nil, err
 	}
+	if err := waitUntil(ctx, p.StartAt); err != nil { // distributed runs: share.go
+		return nil, ErrInterruptedEarly
+	}
 	smp.start()
 	rc.Origin = time.Now()
 	if h.OpenRecords != nil {
@@ -128,7 +131,10 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 		h.OnStart(rc.Origin)
 	}
 	var res *runner.Result
-	if u := p.Load.Users; u != nil {
+	if p.Conversations != nil {
+		res, err = runner.RunConversations(ctx, rc, p.Conversations,
+			runner.Conversations{Active: p.Load.MaxConcurrency, Think: p.TurnThink, Seed: uint64(p.Load.Arrivals.Seed)})
+	} else if u := p.Load.Users; u != nil {
 		uu, n := *u, len(p.Requests)
 		if p.Load.Duration > 0 {
 			uu.Duration, n = p.Load.Duration, 0
@@ -193,6 +199,7 @@ func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
 		r.TokenizerCount = p.Tokenizer.CountTokens(r.GeneratedText)
 		r.OutputTokensSource = record.SourceTokenizer
 	}
+	r.Worker = p.Worker
 	if o.Stream != nil && o.StreamErr == nil {
 		o.StreamErr = o.Stream.Add(r)
 	}
@@ -206,6 +213,9 @@ func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
 func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
 	if p.Load.Users != nil {
 		return nil, nil, p.Load.Users.Validate()
+	}
+	if p.Conversations != nil {
+		return nil, nil, nil // turns go out as their conversations allow
 	}
 	if p.Schedule != nil {
 		if len(p.Schedule) != len(p.Requests) {

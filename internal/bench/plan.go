@@ -17,6 +17,7 @@ import (
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
@@ -77,6 +78,12 @@ type Plan struct {
 	IDPrefix string
 	// Load is the arrival process and concurrency cap.
 	Load Load
+	// Conversations, when set, makes the step a multi-turn replay
+	// (runner.RunConversations): Requests then holds only the first turns
+	// (warm-ups use them), Load.MaxConcurrency is the number of active
+	// conversations and TurnThink the pause between turns.
+	Conversations []runner.Conversation
+	TurnThink     load.Think
 	// Schedule, when non-nil, gives each request's send offset (a replayed
 	// trace's timestamps) instead of Load.Arrivals.
 	Schedule []time.Duration
@@ -103,6 +110,14 @@ type Plan struct {
 	// known before dispatch; Summarize fills the rest (duration, date,
 	// interrupted, ramp-up events).
 	Params record.Params
+	// StartAt, when set, is the wall-clock instant dispatch starts: the
+	// ready check and warm-ups run first, then Execute waits for it (at
+	// once if it has passed). Workers of a distributed run share it
+	// (docs/distributed.md).
+	StartAt time.Time
+	// Worker is stamped on every record (record.Record.Worker: the
+	// worker index plus one); 0 for a single process. See Share.
+	Worker int
 }
 
 // Step returns a copy of p with load l and n requests: p's requests in

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	goldenfile "github.com/llmbench/llmbench/internal/golden"
 
 	"github.com/llmbench/llmbench/internal/metrics"
 )
@@ -180,20 +178,7 @@ func synthUtil(load float64, i int) *Utilization {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
+	goldenfile.Check(t, name, got, *update)
 }
 
 func mustSLA(t *testing.T, s string) SLA {

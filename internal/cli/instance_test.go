@@ -151,7 +151,7 @@ func TestCompareRecommendsInstance(t *testing.T) {
 func sweepInstance(t *testing.T, dir string, in instance) (string, *capacity.Sweep) {
 	for attempt := 1; ; attempt++ {
 		d := filepath.Join(dir, strconv.Itoa(attempt))
-		code, out, errs := runCLI(t, "sweep", "--base-url", batchingSim(t, in.slots), "--model", "llmbench-sim",
+		code, out, errs := runChild(t, "sweep", "--base-url", batchingSim(t, in.slots), "--model", "llmbench-sim",
 			"--concurrency", in.ladder, "--sla", "p90_ttft_ms<300", "--label", in.label,
 			"--price-per-hour", fmtF(in.price),
 			"--prompts-per-step", "16", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "32",
@@ -214,7 +214,7 @@ func TestSweepUtilizationPerStep(t *testing.T) {
 	}))
 	t.Setenv("AWS_ENDPOINT_URL_CLOUDWATCH", cw.URL)
 	dir := t.TempDir()
-	code, out, errs := runCLI(t, "sweep", "--backend", "sagemaker", "--endpoint-name", "bench-ep",
+	code, out, errs := runChild(t, "sweep", "--backend", "sagemaker", "--endpoint-name", "bench-ep",
 		"--endpoint-url", batchingSim(t, 4), "--region", "us-east-1", "--payload-format", "openai",
 		"--cloudwatch", "--cloudwatch-wait", "0s", "--instance-type", "ml.g5.12xlarge",
 		"--concurrency", "1,2", "--prompts-per-step", "4", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "8",

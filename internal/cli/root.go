@@ -97,6 +97,7 @@ simulator on this machine.`,
 		newTokenizeCmd(env),
 		newProxyCmd(env),
 		newMetricsCmd(env),
+		newMergeCmd(env),
 		newCompareCmd(env),
 		newReportCmd(env),
 	)

@@ -46,6 +46,8 @@ type runOptions struct {
 	// m are the live-metrics flags; live is the exporter they started.
 	m    metricsFlags
 	live *liveMetrics
+	// w are the distributed-run flags (run_worker.go, docs/distributed.md).
+	w workerFlags
 }
 
 // newRunCmd builds "llmbench run".
@@ -87,6 +89,7 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 	bindMetricsFlags(cmd.Flags(), &o.m)
 	o.sm = bindSageMakerFlags(cmd.Flags())
 	bindConfigFlags(cmd.Flags(), o)
+	bindWorkerFlags(cmd.Flags(), &o.w)
 	return cmd
 }
 
@@ -358,11 +361,17 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	// stderr is written from more than one goroutine during the run (the
 	// progress bar, the interrupt note), so writes to it are serialised.
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
+	if err := o.resolveWorker(cmd, env); err != nil { // distributed runs: run_worker.go
+		return err
+	}
 	plan, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
 		return interruptedOr(ctx, err)
 	}
 	defer closeBE()
+	if plan, err = o.w.share(plan, ui.errw); err != nil {
+		return err
+	}
 	if o.live, err = startLive(ctx, o.m, plan, ui.out); err != nil {
 		return err
 	}
@@ -456,6 +465,9 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 	})
 	defer stopNote()
 	total := len(plan.Requests)
+	if plan.Conversations != nil {
+		total = *plan.Params.NumPrompts // every turn of every conversation
+	}
 	if plan.Load.Duration > 0 {
 		total = 0 // bounded by time: the count is not known
 	}

@@ -233,21 +233,61 @@ func parseAfterDash(fs *pflag.FlagSet, args []string) ([]dashOp, error) {
 func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) (done bool, err error) {
 	fs := cmd.Flags()
 	c := &o.cfg
-	c.sources = map[string]string{}
+	ops, err := c.noteSources(cmd, args)
+	if err != nil {
+		return false, err
+	}
+	file, err := c.loadFile(fs, env)
+	if err != nil {
+		return false, err
+	}
+	course, err := c.findCourse(fs, file)
+	if err != nil {
+		return false, err
+	}
+	inPlay := file != nil || course != nil
+	if inPlay {
+		if err := c.applyConfig(fs, file); err != nil {
+			return false, err
+		}
+	}
+	if err := applyAfterDash(ops); err != nil {
+		return false, err
+	}
+	if err := c.resolveEndpoint(fs, course, env); err != nil {
+		return false, err
+	}
+	if inPlay {
+		c.resolveResults(fs, file, course, saveResults(file))
+	}
+	if !c.printCommand {
+		return false, nil
+	}
+	if err := o.validate(cmd); err != nil {
+		return false, err
+	}
+	if redacted := writeCommand(env.Stdout, fs, c.sources); redacted > 0 {
+		fmt.Fprintf(env.Stderr, "Note: %d secret value(s) shown as [redacted].\n", redacted)
+	}
+	return true, nil
+}
 
+// noteSources parses the arguments after "--" and records which flags
+// were set above the configuration: on the command line, then after --.
+func (c *configFlags) noteSources(cmd *cobra.Command, args []string) ([]dashOp, error) {
+	fs := cmd.Flags()
+	c.sources = map[string]string{}
 	dash := cmd.ArgsLenAtDash()
 	if dash < 0 {
 		dash = len(args)
 	}
 	if dash > 0 {
-		return false, usageErrorf("unexpected argument %q: run takes flags only (pass-through flags go after --)", args[0])
+		return nil, usageErrorf("unexpected argument %q: run takes flags only (pass-through flags go after --)", args[0])
 	}
 	ops, err := parseAfterDash(fs, expandNargs(args[dash:]))
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-
-	// Flags set above the configuration: on the command line, then after --.
 	fs.Visit(func(fl *pflag.Flag) {
 		if !configOnlyFlags[fl.Name] {
 			c.sources[fl.Name] = srcFlag
@@ -256,58 +296,60 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 	for _, op := range ops {
 		c.sources[op.flag.Name] = srcDash
 	}
+	return ops, nil
+}
 
-	file, err := c.loadFile(fs, env)
+// findCourse finds --course's folder (nil without --course).
+func (c *configFlags) findCourse(fs *pflag.FlagSet, file *config.File) (*config.Course, error) {
+	if c.course == "" && !fs.Changed("course") {
+		return nil, nil
+	}
+	template, base := config.DefaultCoursesDir, "."
+	if file != nil {
+		template, base = file.CoursesDir, file.Dir
+	}
+	cr, err := config.FindCourse(template, base, c.course)
 	if err != nil {
-		return false, err
+		return nil, &UsageError{Err: err}
 	}
-	var course *config.Course
-	if c.course != "" || fs.Changed("course") {
-		template, base := config.DefaultCoursesDir, "."
-		if file != nil {
-			template, base = file.CoursesDir, file.Dir
-		}
-		cr, err := config.FindCourse(template, base, c.course)
-		if err != nil {
-			return false, &UsageError{Err: err}
-		}
-		course = &cr
-	}
-	inPlay := file != nil || course != nil
+	return &cr, nil
+}
 
-	// The configuration: the file's values over the built-in defaults, each
-	// only where nothing higher set the flag.
-	if inPlay {
-		var fileSettings []config.Setting
-		if file != nil {
-			fileSettings = file.Benchmark
-		}
-		fileFlags := map[string]bool{}
-		for _, s := range fileSettings {
-			if !s.Null {
-				fileFlags[flagOfKey(s.Key)] = true
-			}
-		}
-		for _, d := range config.Defaults {
-			if file != nil {
-				if _, ok := file.Lookup(d.Key); ok {
-					continue // the file sets it, or nulls it
-				}
-			}
-			s := config.Setting{Key: d.Key, Values: []string{d.Value}}
-			if err := c.apply(fs, s, srcDefault, fileFlags); err != nil {
-				return false, err // a programming error: the defaults must parse
-			}
-		}
-		for _, s := range fileSettings {
-			if err := c.apply(fs, s, srcFile, nil); err != nil {
-				return false, &UsageError{Err: err}
-			}
+// applyConfig sets the file's values over the built-in defaults, each
+// only where nothing higher set the flag.
+func (c *configFlags) applyConfig(fs *pflag.FlagSet, file *config.File) error {
+	var fileSettings []config.Setting
+	if file != nil {
+		fileSettings = file.Benchmark
+	}
+	fileFlags := map[string]bool{}
+	for _, s := range fileSettings {
+		if !s.Null {
+			fileFlags[flagOfKey(s.Key)] = true
 		}
 	}
+	for _, d := range config.Defaults {
+		if file != nil {
+			if _, ok := file.Lookup(d.Key); ok {
+				continue // the file sets it, or nulls it
+			}
+		}
+		s := config.Setting{Key: d.Key, Values: []string{d.Value}}
+		if err := c.apply(fs, s, srcDefault, fileFlags); err != nil {
+			return err // a programming error: the defaults must parse
+		}
+	}
+	for _, s := range fileSettings {
+		if err := c.apply(fs, s, srcFile, nil); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	return nil
+}
 
-	// After --: over everything. Slice flags take all their values from
-	// here; other flags take the last.
+// applyAfterDash sets the flags given after "--", over everything. Slice
+// flags take all their values from there; other flags take the last.
+func applyAfterDash(ops []dashOp) error {
 	lists := map[*pflag.Flag][]string{}
 	var order []*pflag.Flag
 	for _, op := range ops {
@@ -319,35 +361,17 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 			continue
 		}
 		if err := op.flag.Value.Set(op.value); err != nil {
-			return false, usageErrorf("after --: invalid argument %q for --%s: %v", op.value, op.flag.Name, err)
+			return usageErrorf("after --: invalid argument %q for --%s: %v", op.value, op.flag.Name, err)
 		}
 		op.flag.Changed = true
 	}
 	for _, fl := range order {
 		if err := setFlag(fl, lists[fl]); err != nil {
-			return false, usageErrorf("after --: --%s: %v", fl.Name, err)
+			return usageErrorf("after --: --%s: %v", fl.Name, err)
 		}
 		fl.Changed = true
 	}
-
-	if err := c.resolveEndpoint(fs, course, env); err != nil {
-		return false, err
-	}
-	if inPlay {
-		c.resolveResults(fs, file, course, saveResults(file))
-	}
-
-	if c.printCommand {
-		if err := o.validate(cmd); err != nil {
-			return false, err
-		}
-		redacted := writeCommand(env.Stdout, fs, c.sources)
-		if redacted > 0 {
-			fmt.Fprintf(env.Stderr, "Note: %d secret value(s) shown as [redacted].\n", redacted)
-		}
-		return true, nil
-	}
-	return false, nil
+	return nil
 }
 
 // loadFile reads --config, else ./config.yaml when present; nil without a

@@ -34,7 +34,8 @@ func TestRunFailsFast(t *testing.T) {
 			[]string{"--base-url", closed}, []string{"cannot connect to " + closed, "connection refused", "--base-url"}},
 		{"a mistyped endpoint: stops after the first failures, naming the URL",
 			[]string{"--base-url", srv.URL, "--endpoint", "/vl/completions"},
-			[]string{"stopped early: the first 5 requests all failed (http_4xx)", srv.URL + "/vl/completions does not exist", "--endpoint"}},
+			[]string{"stopped early: the first 5 requests all failed (http_4xx)", "HTTP 404 Not Found from " + srv.URL + "/vl/completions",
+				srv.URL + "/vl/completions does not exist", "--endpoint"}},
 		{"a base URL ending in /v1",
 			[]string{"--base-url", srv.URL + "/v1"}, []string{srv.URL + "/v1/v1/completions does not exist", "does not end in /v1"}},
 	}

@@ -68,6 +68,8 @@ type runFlags struct {
 
 	// Closed-loop users and time bounds (ours; see bindClosedLoopFlags).
 	users          int
+	multiTurn      bool
+	turnThinkTime  string
 	thinkTime      string
 	spawnRate      float64
 	duration       time.Duration
@@ -204,6 +206,8 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 // bindClosedLoopFlags declares the closed-loop user flags and the time
 // bound of run and demo (sweep has its own ladder of users).
 func bindClosedLoopFlags(fs *pflag.FlagSet, f *runFlags) {
+	fs.BoolVar(&f.multiTurn, "multi-turn", false, "replay conversations turn by turn with their history (custom JSONL with a \"turns\" list; --num-prompts counts conversations, --max-concurrency active ones; needs --backend openai-chat)")
+	fs.StringVar(&f.turnThinkTime, "turn-think-time", "0", "with --multi-turn: pause between an answer and the next turn: fixed (2s) or range (1s-3s)")
 	fs.IntVar(&f.users, "users", 0, "closed loop: this many users each send, read the whole stream, think, repeat (ours; replaces --request-rate and --max-concurrency)")
 	fs.StringVar(&f.thinkTime, "think-time", "0", "users' pause after each response: fixed (2s) or uniform range (1s-3s, like Locust's between)")
 	fs.Float64Var(&f.spawnRate, "spawn-rate", 0, "users started per second (0 = all at once)")

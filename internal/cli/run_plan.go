@@ -59,6 +59,9 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 	if tokNote != "" {
 		fmt.Fprintln(errw, tokNote)
 	}
+	if f.multiTurn {
+		return o.planConversations(ctx, env, ep, tok, tokID, errw)
+	}
 	samples, dsName, err := o.loadSamples(ctx, env, tok, errw)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,8 @@ type recordsOut struct {
 	fh   *os.File
 	s    *record.Stream
 	err  error // the first error writing the file
+	// worker is the distributed run's header block; nil for one process.
+	worker func() *record.WorkerInfo
 }
 
 // openRecords decides where the records go. The result's name is fixed
@@ -31,7 +33,7 @@ func (o *runOptions) openRecords(plan *bench.Plan) (*recordsOut, error) {
 	f := &o.f
 	plan.Params.Date = time.Now().Format(bench.DateLayout)
 	saving := f.saveResult || f.appendResult
-	rec := &recordsOut{}
+	rec := &recordsOut{worker: o.w.headerInfo}
 	switch {
 	case f.saveRecordsPath != "":
 		rec.path = f.saveRecordsPath
@@ -55,6 +57,9 @@ func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("records file: %w", err)
 		}
+	}
+	if r.worker != nil {
+		h.Worker = r.worker()
 	}
 	fh, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {

@@ -162,7 +162,7 @@ func timedSim(t *testing.T, mod func(*sim.Config)) *sim.Running {
 
 // smCommon is the comparison workload: 3 streams of 32 tokens 40 ms apart,
 // 2 at a time. 1-byte parts cost the SDK client real decode time per part
-// (spec A.4 #14: ~200 event-stream messages per chat chunk), and under the
+// (docs/sagemaker.md#cost-of-tiny-parts: ~200 event-stream messages per chat chunk), and under the
 // race detector, with other test binaries on the same 2 cores, a heavier
 // load starves the client and its stamps fall behind: a timing bound
 // would then measure the CI machine, not the tool.

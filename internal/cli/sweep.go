@@ -273,6 +273,12 @@ func (d *sweepDriver) refine(ctx context.Context) {
 		if !ok {
 			return
 		}
+		if d.tested(probe) {
+			// It was measured and did not move the bounds: the step was
+			// client-limited, so no verdict can come from measuring it again.
+			d.stopped = fmt.Sprintf("refinement stopped at %s %s, whose step gave no server verdict (client-limited)", d.kind, strconv.FormatFloat(probe, 'f', -1, 64))
+			return
+		}
 		d.total += d.o.s.runs
 		for run := 1; run <= d.o.s.runs; run++ {
 			if !d.step(ctx, probe, run) {
@@ -280,6 +286,16 @@ func (d *sweepDriver) refine(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// tested reports whether a step at load l has run.
+func (d *sweepDriver) tested(l float64) bool {
+	for _, r := range d.rows {
+		if r.Load == l {
+			return true
+		}
+	}
+	return false
 }
 
 // finish analyses what was measured and writes the table, the verdict,

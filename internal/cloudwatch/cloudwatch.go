@@ -79,7 +79,7 @@ type Query struct {
 	VariantName string
 	// InferenceComponent, when set, reads the series published under the
 	// InferenceComponentName dimension alone (endpoints hosting components
-	// report invocations against the component, §9.2).
+	// report invocations against the component, docs/sagemaker.md#inference-components).
 	InferenceComponent string
 	// Start and End bound the run (wall clock). The window read is Start
 	// floored to the minute up to End ceiled to the minute plus one minute,
@@ -172,7 +172,7 @@ var allSeries = []series{
 	{"olP90", "OverheadLatency", "p90"},
 	{"olP99", "OverheadLatency", "p99"},
 	// Published for the HTTP/2 bidirectional streaming API; whether they
-	// exist for InvokeEndpointWithResponseStream is not established (§9.3),
+	// exist for InvokeEndpointWithResponseStream is not established (docs/sagemaker.md#streaming-specific-metrics),
 	// so "no datapoints" is normal.
 	{"fcAvg", "FirstChunkLatency", "Average"},
 	{"fcN", "FirstChunkLatency", "SampleCount"},

@@ -9,7 +9,7 @@ import (
 
 // APIError is an error SageMaker Runtime answers with before any stream
 // starts: an HTTP status, the X-Amzn-ErrorType header the AWS SDK reads the
-// error code from, and a JSON body with the message (spec §7.1).
+// error code from, and a JSON body with the message (docs/sagemaker.md#errors-before-the-stream).
 type APIError struct {
 	// Status is the HTTP status code.
 	Status int

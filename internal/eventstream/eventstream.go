@@ -78,7 +78,7 @@ func (p PartSize) String() string {
 
 // Writer frames a byte stream as PayloadPart messages on an HTTP response.
 // It is not safe for concurrent use: one Writer (and so one AWS encoder,
-// which keeps internal buffers, spec A.4 #10) per stream.
+// which keeps internal buffers, docs/sagemaker.md#event-stream-encoders-in-fakes) per stream.
 type Writer struct {
 	w      io.Writer
 	flush  func()

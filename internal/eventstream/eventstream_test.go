@@ -38,7 +38,7 @@ func header(m awses.Message, name string) string {
 	return ""
 }
 
-// TestWorkedExample reproduces spec §4: a PayloadPart carrying "data: {"
+// TestWorkedExample reproduces docs/sagemaker.md#event-stream-framing: a PayloadPart carrying "data: {"
 // is 112 bytes with the given prelude and message CRCs.
 func TestWorkedExample(t *testing.T) {
 	t.Parallel()
@@ -319,7 +319,7 @@ func TestWriterFlushesEachWrite(t *testing.T) {
 // TestBoundariesLandWhereParsersBreak: with 7-byte parts over a realistic
 // SSE stream, some part ends inside a multi-byte UTF-8 character, some
 // between the two "\n" of an event terminator, and some inside "data:"
-// (spec §5.1), so a client that parses parts on their own fails.
+// (docs/sagemaker.md#payloadpart-reassembly), so a client that parses parts on their own fails.
 func TestBoundariesLandWhereParsersBreak(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer

@@ -4,41 +4,14 @@ import (
 	"context"
 	"errors"
 	"net"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/nettest"
 )
 
 // silentHub accepts connections on 127.0.0.1 and never answers.
-func silentHub(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
+func silentHub(t *testing.T) string { return "http://" + nettest.Silent(t) }
 
 // TestSilentHubDeadline: a hub that never answers fails a download and a
 // listing after the header timeout, not after the 10-minute file timeout.

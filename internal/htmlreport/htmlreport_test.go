@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/llmbench/llmbench/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/llmbench/llmbench/internal/metrics"
@@ -28,20 +30,7 @@ const conformanceDir = "../../testdata/conformance/metrics"
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, d)
-	}
+	goldenfile.Check(t, name, got, *update)
 }
 
 // vllmResult writes what vLLM saved for a conformance vector into dir

@@ -23,7 +23,7 @@ const (
 	RampExponential = "exponential"
 )
 
-// Arrivals describes the arrival process (spec §5.1, §5.3).
+// Arrivals describes the arrival process (docs/metrics.md#arrival-process, docs/metrics.md#ramp-up).
 type Arrivals struct {
 	// Rate is the request rate in requests per second. +Inf (and the zero
 	// value, vLLM's default "inf") sends every request at offset 0.
@@ -35,11 +35,6 @@ type Arrivals struct {
 	// Seed seeds NumPy's legacy RNG exactly as vLLM's --seed does
 	// (numpy.random.seed(seed)); 0 to 2**32-1.
 	Seed int64
-	// RNG, when non-nil, is used instead of a fresh
-	// numpyrand.NewRandomState(Seed): pass the state left by earlier draws
-	// from NumPy's global RNG (e.g. a dataset sampler that uses it) to stay
-	// in step with vLLM.
-	RNG *numpyrand.RandomState
 	// RampStrategy is "" (no ramp-up), RampLinear or RampExponential.
 	RampStrategy string
 	// RampStartRPS and RampEndRPS are the ramp's first and last request
@@ -62,7 +57,7 @@ func (a Arrivals) burstiness() float64 {
 }
 
 // Validate applies vLLM's checks (burstiness > 0; the ramp-up rules of
-// §5.3) with vLLM's messages.
+// docs/metrics.md#ramp-up) with vLLM's messages.
 func (a Arrivals) Validate() error {
 	if r := a.rate(); math.IsNaN(r) || r < 0 {
 		return fmt.Errorf("request rate must be positive or inf, got %v", a.Rate)
@@ -101,7 +96,8 @@ type Plan struct {
 	// the start of the run, in dispatch order (non-decreasing).
 	Offsets []time.Duration
 	// Seconds are the same offsets as vLLM computes them, in float seconds
-	// (bit-for-bit what its get_request sleeps towards).
+	// (bit-for-bit what its get_request sleeps towards; Offsets round them
+	// to nanoseconds). Tests check them against vLLM's own values.
 	Seconds []float64
 	// Rates are each request's current request rate (the ramp's rate under
 	// ramp-up, else the configured rate; +Inf for "inf").
@@ -109,7 +105,7 @@ type Plan struct {
 }
 
 // Schedule computes the intended send offsets of n requests the way
-// vllm bench serve's get_request does (spec §5.1, §5.3):
+// vllm bench serve's get_request does (docs/metrics.md#arrival-process, docs/metrics.md#ramp-up):
 //
 //   - per request a gap: 0 when the rate is inf; 1/rate when burstiness is
 //     inf; otherwise a Gamma(shape=burstiness, scale=1/(rate*burstiness))
@@ -140,12 +136,9 @@ func Schedule(n int, a Arrivals) (*Plan, error) {
 	if n == 0 {
 		return p, nil
 	}
-	rng := a.RNG
-	if rng == nil {
-		var err error
-		if rng, err = numpyrand.NewRandomState(a.Seed); err != nil {
-			return nil, err
-		}
+	rng, err := numpyrand.NewRandomState(a.Seed)
+	if err != nil {
+		return nil, err
 	}
 	rate, burst := a.rate(), a.burstiness()
 	d := p.Seconds

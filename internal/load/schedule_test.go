@@ -4,12 +4,9 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/llmbench/llmbench/internal/numpyrand"
 )
 
 // golden mirrors testdata/numpy_golden.json: schedules computed with vLLM's
@@ -82,51 +79,6 @@ func TestScheduleMatchesVLLM(t *testing.T) {
 				t.Fatalf("%+v: offset %d = %v, want %v", a, i, p.Offsets[i], want)
 			}
 		}
-	}
-}
-
-// TestScheduleUsesGivenRNG checks that Arrivals.RNG replaces the seed and
-// keeps its state across calls, as NumPy's global RNG does in vLLM.
-func TestScheduleUsesGivenRNG(t *testing.T) {
-	t.Parallel()
-	rs, err := numpyrand.NewRandomState(4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := Arrivals{Rate: 5, Seed: 99, RNG: rs}
-	first, err := Schedule(10, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromSeed, err := Schedule(10, Arrivals{Rate: 5, Seed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(first.Seconds, fromSeed.Seconds) {
-		t.Errorf("RNG seeded with 4 gave %v, Seed 4 gave %v", first.Seconds, fromSeed.Seconds)
-	}
-	second, err := Schedule(10, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if slices.Equal(first.Seconds, second.Seconds) {
-		t.Error("second schedule from the same RNG repeated the first: the RNG state was not carried over")
-	}
-	// The second schedule is what NumPy's stream gives after ten draws.
-	ref, _ := numpyrand.NewRandomState(4)
-	gaps := make([]float64, 20)
-	for i := range gaps {
-		gaps[i] = ref.Gamma(1, 1.0/5)
-	}
-	sum := 0.0
-	for _, g := range gaps[10:] {
-		sum += g
-	}
-	if got, want := second.Seconds[9], 10.0/5; !closeTo(got, want) {
-		t.Errorf("rescaled last offset = %v, want %v", got, want)
-	}
-	if got, want := second.Seconds[0], gaps[10]*((10.0/5)/sum); !closeTo(got, want) {
-		t.Errorf("first offset of the second schedule = %v, want %v from draws 11..20", got, want)
 	}
 }
 

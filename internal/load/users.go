@@ -113,6 +113,26 @@ type Users struct {
 	// Seed seeds the think-time draws (math/rand/v2 PCG; user u uses
 	// stream u, so a user's think times do not depend on the others).
 	Seed uint64
+	// Worker and Workers, when Workers > 1, run one worker's share of a
+	// run split across processes (docs/distributed.md): of the Users
+	// global users, this process runs those whose id is Worker modulo
+	// Workers, with their global ids, spawn times and think-time streams;
+	// of the n requests, it takes the global indices Worker, Worker +
+	// Workers, Worker + 2·Workers, ... So every worker's users and
+	// indices are distinct, and together they are the single-process
+	// run's. Zero Workers = a single process.
+	Worker, Workers int
+}
+
+// stride is how far apart a share's user ids and request indices are.
+func (u Users) stride() int { return max(u.Workers, 1) }
+
+// first is a share's first user id and request index.
+func (u Users) first() int {
+	if u.Workers > 1 {
+		return u.Worker
+	}
+	return 0
 }
 
 // Concurrency is closed loop at fixed concurrency c: c users without
@@ -133,6 +153,9 @@ func (u Users) Validate() error {
 	}
 	if u.Duration < 0 || u.Warmup < 0 {
 		return fmt.Errorf("duration and warm-up must not be negative, got %v and %v", u.Duration, u.Warmup)
+	}
+	if u.Workers < 0 || u.Worker < 0 || (u.Workers > 1 && u.Worker >= u.Workers) {
+		return fmt.Errorf("worker %d of %d: want 0 <= worker < workers", u.Worker, u.Workers)
 	}
 	if u.Duration > 0 && u.Warmup >= u.Duration {
 		return fmt.Errorf("warm-up %v leaves nothing of duration %v to measure", u.Warmup, u.Duration)
@@ -168,13 +191,13 @@ func RunUsers(ctx context.Context, n int, u Users, fn func(ctx context.Context, 
 		r.end = r.start.Add(u.Duration)
 	}
 	var wg sync.WaitGroup
-	for user := range u.Users {
+	for user := u.first(); user < u.Users; user += u.stride() {
 		wg.Go(func() { r.user(user, fn) })
 	}
 	wg.Wait()
 	res := Result{Start: r.start, End: time.Now(), Sent: r.next}
 	if ctx.Err() != nil && n > 0 && u.Duration <= 0 {
-		for i := r.next; i < n; i++ {
+		for i := r.index(r.next); i < n; i += u.stride() {
 			res.NotSent = append(res.NotSent, i)
 		}
 	}
@@ -192,22 +215,26 @@ type userRun struct {
 	next int // requests taken
 }
 
+// index is the global request index of this share's k-th request.
+func (r *userRun) index(k int) int { return k*r.u.stride() + r.u.first() }
+
 // take hands out the next index, or false when the run is over.
 func (r *userRun) take() (int, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if (r.n > 0 && r.next >= r.n) || r.ctx.Err() != nil {
+	i := r.index(r.next)
+	if (r.n > 0 && i >= r.n) || r.ctx.Err() != nil {
 		return 0, false
 	}
 	r.next++
-	return r.next - 1, true
+	return i, true
 }
 
 // exhausted reports whether every index was taken.
 func (r *userRun) exhausted() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.n > 0 && r.next >= r.n
+	return r.n > 0 && r.index(r.next) >= r.n
 }
 
 // waitUntil waits on timer for the absolute instant due; false when the

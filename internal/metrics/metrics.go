@@ -79,6 +79,8 @@ type Summary struct {
 	// PerUser is llmbench's per-user view (per-user TPS, system TPS,
 	// token goodput), kept apart from vLLM's figures; always computed.
 	PerUser PerUser
+	// PerTurn is TTFT by turn index of a multi-turn run; nil otherwise.
+	PerTurn []TurnStats
 	// Stream counts how successful streams ended and why requests failed.
 	Stream StreamSpecifics
 	// Warnings are things the user should know, one sentence each.
@@ -276,6 +278,7 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 	}
 	s.PerUser = perUser(recs, s.OutputLens, &p)
 	s.PerUser.SystemTPS = s.OutputThroughput
+	s.PerTurn = perTurn(recs, s.Percentiles)
 	s.Stream = streamSpecifics(recs, s.OutputSources)
 	return s, nil
 }

@@ -27,7 +27,7 @@ import (
 
 type readCloserOnly struct{ io.ReadCloser }
 
-// hideWriterTo works around the SDK's request-body race (spec A.4 #1).
+// hideWriterTo works around the SDK's request-body race (docs/sagemaker.md#request-body-race).
 type hideWriterTo struct{ c *http.Client }
 
 func (h hideWriterTo) Do(req *http.Request) (*http.Response, error) {

@@ -32,6 +32,9 @@ type Header struct {
 	// its params are those known before dispatch, and a closing End line
 	// completes them. Without that line the run did not finish.
 	Streamed bool `json:"streamed,omitempty"`
+	// Worker identifies a distributed run's worker (or a merge of all of
+	// them); nil for a single-process run (docs/distributed.md).
+	Worker *WorkerInfo `json:"worker,omitempty"`
 }
 
 // Format names the layout a records file was read in.

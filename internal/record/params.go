@@ -94,7 +94,7 @@ type RPSChangeEvent struct {
 
 // Params are a run's parameters as far as metrics and reports need them.
 // The first group mirrors the "params" object of the conformance input
-// format (shared/conformance/metrics/README.md), with the same JSON names;
+// format (testdata/conformance/metrics/README.md), with the same JSON names;
 // the second group is ours. Zero values are documented per field; readers
 // fill the conformance defaults (see ConformanceDefaults).
 type Params struct {

@@ -123,8 +123,14 @@ type Record struct {
 	// ThinkTime is the pause, in seconds, the user took after its previous
 	// response before this request (drawn from --think-time).
 	ThinkTime float64 `json:"think_time,omitempty"`
+	// Conversation and Turn place a multi-turn request: the conversation
+	// (1-based position in the replayed list) and its turn within it
+	// (1-based); 0 for single-turn runs.
+	Conversation int `json:"conversation,omitempty"`
+	Turn         int `json:"turn,omitempty"`
 	// Worker identifies the process that sent the request in a distributed
-	// run; 0 for a single-process run.
+	// run: its worker index plus one (1-based, like User); 0 for a
+	// single-process run (docs/distributed.md).
 	Worker int `json:"worker,omitempty"`
 	// TokenizerCount is the client tokenizer's count of GeneratedText when
 	// the output length had to come from it (OutputTokensSource ==

@@ -77,7 +77,7 @@ func setPerRequest(o *Object, s *metrics.Summary, recs []record.Record, detailed
 }
 
 // Result builds the result JSON object vLLM saves (save_result), with its
-// keys in vLLM's order (shared/spec/vllm-bench-serve.md §8.1), from the
+// keys in vLLM's order (docs/metrics.md#result-json-keys), from the
 // Summary of recs and the run's params. p.Date is used as-is for "date".
 func Result(s *metrics.Summary, p *record.Params, recs []record.Record, opt ResultOptions) (*Object, error) {
 	if len(recs) != len(s.OutputLens) {
@@ -185,6 +185,7 @@ func extras(s *metrics.Summary, p *record.Params) *Object {
 		}
 	}
 	setPerUser(x, &s.PerUser)
+	setPerTurn(x, s)
 	ss := &s.Stream
 	so := NewObject()
 	so.Set("truncated_length", ss.Truncated)
@@ -232,6 +233,27 @@ func setPerUser(x *Object, pu *metrics.PerUser) {
 	x.Set("token_goodput_requests", pu.GoodputRequests)
 }
 
+// setPerTurn sets per_turn, TTFT by turn index of a multi-turn run:
+// [{"turn", "n", "mean_ttft_ms", "median_ttft_ms", "p<P>_ttft_ms"...}].
+func setPerTurn(x *Object, s *metrics.Summary) {
+	if s.PerTurn == nil {
+		return
+	}
+	turns := make([]any, 0, len(s.PerTurn))
+	for _, t := range s.PerTurn {
+		o := NewObject()
+		o.Set("turn", t.Turn)
+		o.Set("n", t.N)
+		o.Set("mean_ttft_ms", t.TTFT.Mean)
+		o.Set("median_ttft_ms", t.TTFT.Median)
+		for i, q := range s.Percentiles {
+			o.Set("p"+PercentileLabel(q)+"_ttft_ms", t.TTFT.Percentiles[i])
+		}
+		turns = append(turns, o)
+	}
+	x.Set("per_turn", turns)
+}
+
 // WriteResult writes the result JSON (see Result) as Python's json.dump
 // would, without a trailing newline (like vLLM's file).
 func WriteResult(w io.Writer, s *metrics.Summary, p *record.Params, recs []record.Record, opt ResultOptions) error {
@@ -242,7 +264,7 @@ func WriteResult(w io.Writer, s *metrics.Summary, p *record.Params, recs []recor
 	return o.WriteJSON(w)
 }
 
-// ResultFilename is vLLM's automatic result file name (§8.3):
+// ResultFilename is vLLM's automatic result file name (docs/metrics.md#result-file-name):
 // {label}-{rate}qps[-concurrency{M}]-{base_model_id}-{date}.json, or with
 // ramp-up {label}-ramp-up-{strategy}-{start}qps-{end}qps[...]-...; label
 // defaults to the backend, rate is Python's float text ("inf", "10.0"),

@@ -182,6 +182,7 @@ func ClientTimingLines(s *metrics.Summary, fromIntended bool) []string {
 		}
 	}
 	l = append(l, perUserLines(s)...)
+	l = append(l, perTurnLines(s)...)
 	if len(l) == 0 {
 		return nil
 	}
@@ -207,9 +208,33 @@ func perUserLines(s *metrics.Summary) []string {
 			l = append(l, lineF2("P"+PercentileLabel(q)+" per-user TPS (tok/s):", pu.LowTPS[i]))
 		}
 	}
-	return append(l,
+	l = append(l,
 		lineF2("System output TPS (tok/s):", pu.SystemTPS),
 		lineF2("Token goodput (tok/s):", pu.TokenGoodput))
+	if pu.GoodputRequests == 0 && s.Stream.Truncated == s.Completed {
+		// Token goodput counts natural stops only (docs/capacity.md); say
+		// why it is 0 when every answer ran to max_tokens.
+		l = append(l, "(every answer ran to max_tokens, e.g. under the",
+			" random dataset's ignore_eos: none stopped on its own)")
+	}
+	return l
+}
+
+// perTurnLines is TTFT by turn of a multi-turn run: mean and the run's
+// last percentile per turn.
+func perTurnLines(s *metrics.Summary) []string {
+	if len(s.PerTurn) == 0 {
+		return nil
+	}
+	l := []string{Center("TTFT by turn (multi-turn)", '-')}
+	for _, t := range s.PerTurn {
+		l = append(l, lineF2(fmt.Sprintf("Turn %d mean TTFT (ms):", t.Turn), t.TTFT.Mean))
+		if n := len(s.Percentiles); n > 0 {
+			q := s.Percentiles[n-1]
+			l = append(l, lineF2(fmt.Sprintf("Turn %d P%s TTFT (ms):", t.Turn, PercentileLabel(q)), t.TTFT.Percentiles[n-1]))
+		}
+	}
+	return l
 }
 
 // WriteClientTiming writes the client-side timing section (see

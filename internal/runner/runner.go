@@ -183,7 +183,7 @@ func Prepare(ctx context.Context, cfg *Config) error {
 	return nil
 }
 
-// readyCheck implements vLLM's endpoint ready check (spec §5.6): send req
+// readyCheck implements vLLM's endpoint ready check (docs/metrics.md#ready-check): send req
 // until one succeeds, waiting interval (0: 5 s, vLLM's value) between the
 // starts of attempts, for at most timeout. The error carries the last
 // failure.

@@ -144,7 +144,7 @@ func parseStream(t *testing.T, b []byte) sseResult {
 	return r
 }
 
-// hideWriterTo hides the request body's io.WriterTo (spec A.4 #1: the SDK
+// hideWriterTo hides the request body's io.WriterTo (docs/sagemaker.md#request-body-race: the SDK
 // closes the body at the response headers; net/http's write loop can then
 // fail and close the connection under the stream).
 type hideWriterTo struct{ c *http.Client }
@@ -160,7 +160,7 @@ func (h hideWriterTo) Do(req *http.Request) (*http.Response, error) {
 
 // newSDK returns a real SageMaker Runtime client pointed at url: static
 // credentials, retries off, no IMDS or shared config involved. Use one per
-// goroutine (spec A.4 #13).
+// goroutine (docs/sagemaker.md#one-client-per-stream).
 func newSDK(url string) *sagemakerruntime.Client {
 	return sagemakerruntime.New(sagemakerruntime.Options{
 		Region:       "us-east-1",

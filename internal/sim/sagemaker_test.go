@@ -49,7 +49,7 @@ func TestSageMakerMatchesHTTP(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					sdk := newSDK(run.URL) // one client per goroutine (A.4 #13)
+					sdk := newSDK(run.URL) // one client per goroutine (docs/sagemaker.md#one-client-per-stream)
 					resp := post(t, hc, run.URL+paths[kind], body)
 					direct, err := io.ReadAll(resp.Body)
 					resp.Body.Close()
@@ -97,7 +97,7 @@ func TestSageMakerMatchesHTTP(t *testing.T) {
 }
 
 // TestSageMakerConcurrentStreams runs many concurrent SDK streams (one
-// client per goroutine) to show none is cut (spec A.4 #1 workaround).
+// client per goroutine) to show none is cut (docs/sagemaker.md#request-body-race workaround).
 func TestSageMakerConcurrentStreams(t *testing.T) {
 	t.Parallel()
 	cfg := fastFixed()
@@ -274,7 +274,7 @@ func TestSageMakerErrors(t *testing.T) {
 				if r.Done || r.TokenChunks >= 30 {
 					t.Errorf("stream looks complete: %+v", r)
 				}
-				t.Logf("SDK error after a drop: %v (sagemakerruntime v1.50.4 reports nil, spec §7.3)", err)
+				t.Logf("SDK error after a drop: %v (sagemakerruntime v1.50.4 reports nil, docs/sagemaker.md#truncated-streams)", err)
 			}},
 	}
 	for _, tc := range tests {

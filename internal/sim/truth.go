@@ -22,7 +22,7 @@ const (
 // ChunkTruth is one write of a response: what it carried and when the
 // server wrote it. A client's arrival stamp for the chunk should fall after
 // WriteStart and, give or take network time, no later than WriteEnd
-// (spec A.4 #15: "time after Flush" alone is not a valid stamp, since bytes
+// (docs/sagemaker.md#ground-truth-stamps: "time after Flush" alone is not a valid stamp, since bytes
 // may leave before the flush).
 type ChunkTruth struct {
 	// Kind is one of the Chunk* constants.

@@ -8,7 +8,7 @@ import (
 )
 
 // The expected bodies were produced with CPython 3's json.dumps on the
-// dicts vLLM builds (spec §3), the bytes aiohttp puts on the wire.
+// dicts vLLM builds (docs/metrics.md#request-body), the bytes aiohttp puts on the wire.
 func TestBuildBody(t *testing.T) {
 	t.Parallel()
 	one := 1

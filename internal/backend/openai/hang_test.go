@@ -3,43 +3,14 @@ package openai
 import (
 	"context"
 	"errors"
-	"net"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/nettest"
 )
 
-// silentServer accepts connections on 127.0.0.1 and never answers (nor
-// closes them until the test ends): the hostile server of a hung /tokenize.
-func silentServer(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
+// silentServer accepts connections on 127.0.0.1 and never answers.
+func silentServer(t *testing.T) string { return "http://" + nettest.Silent(t) }
 
 // TestTokenizeSilentServerDeadline: the call ends with a deadline error
 // although the context has none.

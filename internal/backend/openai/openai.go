@@ -464,6 +464,10 @@ func statusError(r *http.Response, secrets *redact.Redactor) (class string, _ er
 		status = fmt.Sprintf("%d %s", r.StatusCode, http.StatusText(r.StatusCode))
 	}
 	msg := "HTTP " + status
+	if r.StatusCode == http.StatusNotFound && r.Request != nil && r.Request.URL != nil {
+		// A 404 is most often a wrong --endpoint or --base-url: name it.
+		msg += " from " + r.Request.URL.Redacted()
+	}
 	if loc := r.Header.Get("Location"); loc != "" && r.StatusCode/100 == 3 {
 		msg += " (redirect to " + loc + "; check --base-url/--endpoint)"
 	}

@@ -47,7 +47,7 @@ func BenchmarkDecode(b *testing.B) {
 // BenchmarkSend measures one whole SageMaker call against the loopback
 // fake (SDK signing, event-stream decoding, reassembly) with 7-byte parts
 // and with the whole response in one part: the difference is the cost of
-// tiny parts (A.4 #14), including the fake's own writes.
+// tiny parts (docs/sagemaker.md#cost-of-tiny-parts), including the fake's own writes.
 func BenchmarkSend(b *testing.B) {
 	spec := streamSpec{tokens: testTokens, finish: "length", promptTokens: 7, usage: true, done: true}
 	for _, part := range []int{7, 4096} {

@@ -71,7 +71,7 @@ var ErrNoRegion = errors.New("no AWS region: pass --region or set AWS_REGION (re
 // region (required), credentials (retrieved now, with a deadline, so a
 // missing credential fails here and not inside the first measured request),
 // retries pinned off in code, and an HTTP client with a pool sized to the
-// concurrency whose request bodies hide io.WriterTo (A.4 #1).
+// concurrency whose request bodies hide io.WriterTo (docs/sagemaker.md#request-body-race).
 //
 // Every credential it resolves, now or on a later refresh, is added to
 // secrets, so that text a server echoes back can be cleaned of it.
@@ -92,7 +92,7 @@ func loadAWS(ctx context.Context, c AWSConfig, secrets *redact.Redactor) (aws.Co
 	// A BuildableClient, not a wrapper, goes into LoadDefaultConfig: with
 	// AWS_CA_BUNDLE or a profile's ca_bundle the loader must add root CAs
 	// through WithTransportOptions and fails on any other client type
-	// (A.4 #3). We wrap whatever it hands back afterwards.
+	// (docs/sagemaker.md#ca-bundle). We wrap whatever it hands back afterwards.
 	buildable := awshttp.NewBuildableClient().
 		WithTransportOptions(func(tr *http.Transport) {
 			tr.MaxIdleConns = pool
@@ -103,7 +103,7 @@ func loadAWS(ctx context.Context, c AWSConfig, secrets *redact.Redactor) (aws.Co
 		config.WithHTTPClient(buildable),
 		// Retries off in code: AWS_MAX_ATTEMPTS, AWS_RETRY_MODE or
 		// max_attempts in a profile would otherwise switch them back on
-		// and hide failed attempts inside TTFT (§8.2).
+		// and hide failed attempts inside TTFT (docs/sagemaker.md#retries).
 		config.WithRetryMaxAttempts(1),
 		config.WithRetryer(func() aws.Retryer { return aws.NopRetryer{} }),
 		config.WithCredentialsCacheOptions(func(o *aws.CredentialsCacheOptions) {
@@ -151,7 +151,7 @@ func loadAWS(ctx context.Context, c AWSConfig, secrets *redact.Redactor) (aws.Co
 // preflight retrieves credentials under a short deadline. Credentials are
 // otherwise fetched lazily by the first signed request, and on a machine
 // without any source the SDK ends with instance metadata, which takes 4-11 s
-// to give up (§8.3).
+// to give up (docs/sagemaker.md#credential-preflight).
 func preflight(ctx context.Context, cfg aws.Config, timeout time.Duration) error {
 	if timeout <= 0 {
 		timeout = DefaultPreflightTimeout
@@ -224,7 +224,7 @@ func checkEndpointURL(raw string) error {
 // has closed it, and the SDK closes it as soon as the response headers
 // arrive; if net/http's writer is still on its final copy, the transport
 // then closes the connection under the live stream ("use of closed network
-// connection", A.4 #1). With only Read and Close visible, net/http copies
+// connection", docs/sagemaker.md#request-body-race). With only Read and Close visible, net/http copies
 // through Read and a closed body is a clean EOF.
 type readOnlyBodyClient struct{ inner aws.HTTPClient }
 

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/nettest"
+
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
@@ -56,35 +58,7 @@ func closedPort(t *testing.T) string {
 
 // blackHole returns a loopback address that accepts connections and never
 // answers.
-func blackHole(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	})
-	return l.Addr().String()
-}
+func blackHole(t *testing.T) string { return nettest.Silent(t) }
 
 // TestNoCredentialsFailsFast: with no credentials anywhere and instance
 // metadata unreachable (refused, or a black hole), constructing the backend
@@ -160,7 +134,7 @@ func TestEnvCredentials(t *testing.T) {
 }
 
 // TestRegionRequired: a custom endpoint does not make the region optional
-// (the SDK would sign with an empty region scope, A.4 #12).
+// (the SDK would sign with an empty region scope, docs/sagemaker.md#region).
 func TestRegionRequired(t *testing.T) {
 	isolateAWSEnv(t)
 	t.Setenv("AWS_ACCESS_KEY_ID", testAKID)
@@ -203,7 +177,7 @@ func TestConfigValidation(t *testing.T) {
 }
 
 // TestCABundle: with AWS_CA_BUNDLE set, configuration loading still works
-// (it needs a BuildableClient; we wrap after loading, A.4 #3) and the
+// (it needs a BuildableClient; we wrap after loading, docs/sagemaker.md#ca-bundle) and the
 // bundle is what lets the TLS fake be trusted.
 func TestCABundle(t *testing.T) {
 	isolateAWSEnv(t)
@@ -235,7 +209,7 @@ func TestCABundle(t *testing.T) {
 }
 
 // TestPoolSized: the transport keeps as many idle connections per host as
-// the concurrency (the SDK default of 10 churns connections, A.4 #6).
+// the concurrency (the SDK default of 10 churns connections, docs/sagemaker.md#connection-pool).
 func TestPoolSized(t *testing.T) {
 	f := newFakeSM(t, false)
 	cfg := testConfig(f, "x", FormatOpenAIChat)
@@ -276,7 +250,7 @@ func (writerToBody) Close() error                           { return nil }
 func (w writerToBody) WriteTo(dst io.Writer) (int64, error) { return io.Copy(dst, w.Reader) }
 
 // TestBodyHidesWriterTo: the transport never sees io.WriterTo on a request
-// body (the race of A.4 #1 goes through WriteTo).
+// body (the race of docs/sagemaker.md#request-body-race goes through WriteTo).
 func TestBodyHidesWriterTo(t *testing.T) {
 	rec := &recordingClient{}
 	c := &readOnlyBodyClient{inner: rec}
@@ -295,7 +269,7 @@ func TestBodyHidesWriterTo(t *testing.T) {
 }
 
 // TestManyStreams runs 1,000 streams at concurrency 200 against the fake on
-// loopback, where the request-body race of A.4 #1 struck 4-25 % of streams
+// loopback, where the request-body race of docs/sagemaker.md#request-body-race struck 4-25 % of streams
 // without the workaround: all must succeed, none may end with "use of closed
 // network connection", and under -race the per-stream clients keep the
 // smithy-go decoder race away. Connections are reused, not churned.
@@ -362,7 +336,7 @@ func TestManyStreams(t *testing.T) {
 }
 
 // TestProfile: --profile selects keys and region from the shared files, and
-// the profile's max_attempts does not switch retries back on (A.4 #4).
+// the profile's max_attempts does not switch retries back on (docs/sagemaker.md#retries).
 func TestProfile(t *testing.T) {
 	isolateAWSEnv(t)
 	dir := t.TempDir()
@@ -391,7 +365,7 @@ func TestProfile(t *testing.T) {
 	}
 }
 
-// TestSmithyBodyAfterClose shows the mechanism of A.4 #1 on smithy-go's own
+// TestSmithyBodyAfterClose shows the mechanism of docs/sagemaker.md#request-body-race on smithy-go's own
 // request body: once the SDK has closed it (at the response headers),
 // net/http's final "extra bytes" copy (io.Copy to io.Discard) gets io.EOF
 // as an error through WriteTo, which makes the transport close the
@@ -412,7 +386,7 @@ func TestSmithyBodyAfterClose(t *testing.T) {
 
 	raw := build()
 	if _, ok := raw.Body.(io.WriterTo); !ok {
-		t.Fatalf("smithy-go's body (%T) no longer offers WriteTo; revisit A.4 #1", raw.Body)
+		t.Fatalf("smithy-go's body (%T) no longer offers WriteTo; revisit docs/sagemaker.md#request-body-race", raw.Body)
 	}
 	raw.Body.Close()
 	if _, err := io.Copy(io.Discard, raw.Body); err != io.EOF {

@@ -42,7 +42,7 @@ const (
 	// ClassReadIdleTimeout is the idle timeout per read
 	// (AWSConfig.ReadTimeout): the stream stalled that long without a
 	// byte. Kept apart from record.ErrTimeout, the request's own deadline
-	// (§7.4: Timeout(read-idle) vs Timeout(client-deadline)).
+	// (docs/sagemaker.md#error-classes: Timeout(read-idle) vs Timeout(client-deadline)).
 	ClassReadIdleTimeout = "timeout_read_idle"
 	// ClassServerError is an error object the container put inside a 200
 	// stream (vLLM {"error":...}, TGI {"error":..., "error_type":...}, an
@@ -51,7 +51,7 @@ const (
 )
 
 // classify files an error from the SDK (the invoke call or stream.Err())
-// under one class. The order matters (§7.4): a ModelStreamError arrives
+// under one class. The order matters (docs/sagemaker.md#error-classes): a ModelStreamError arrives
 // wrapped like any other error; deadlines are checked before transport
 // failures, which wrap them; ModelNotReadyException before throttling,
 // though both can be 429.

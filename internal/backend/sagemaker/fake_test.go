@@ -40,7 +40,7 @@ type fakeSM struct {
 	newConns  atomic.Int64
 	// fast makes the fake answer before reading the request body, like a
 	// front end that streams back at once; it widens the window of the
-	// request-body race (A.4 #1). Bodies are then not recorded.
+	// request-body race (docs/sagemaker.md#request-body-race). Bodies are then not recorded.
 	fast bool
 	done chan struct{} // closed at cleanup: stalled handlers return
 }
@@ -139,7 +139,7 @@ func writeAPIError(w http.ResponseWriter, status int, code, msg string) {
 
 // frameWriter writes event-stream messages to one response, each flushed.
 // One encoder per stream: the encoder is not safe for concurrent use
-// (A.4 #10).
+// (docs/sagemaker.md#event-stream-encoders-in-fakes).
 type frameWriter struct {
 	w   http.ResponseWriter
 	enc *eventstream.Encoder

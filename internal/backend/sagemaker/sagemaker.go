@@ -16,7 +16,7 @@
 // sagemakerruntime v1.50 a connection cut mid-stream ends the event channel
 // without an error, and would otherwise count as a success.
 //
-// The package works around the SDK pitfalls of the spec's Appendix A.4:
+// The package works around the SDK pitfalls of docs/sagemaker.md#go-sdk-pitfalls:
 // request bodies hide io.WriterTo (the race that closes live streams),
 // retries are off in code, the connection pool is sized to the concurrency,
 // a region is required, credentials are checked up front under a short
@@ -176,7 +176,7 @@ func New(ctx context.Context, cfg Config) (*Backend, error) {
 			o.BaseEndpoint = aws.String(endpointURL)
 		}
 		// Pinned again per client: nothing in the environment or shared
-		// config may turn retries back on (§8.2).
+		// config may turn retries back on (docs/sagemaker.md#retries).
 		o.Retryer = aws.NopRetryer{}
 		o.RetryMaxAttempts = 0
 	}
@@ -257,7 +257,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 	}
 	resp.HTTPStatus = 200
 	es := out.GetStream()
-	defer es.Close() // always, even after an error (A.2)
+	defer es.Close() // always, even after an error (docs/sagemaker.md#closing-the-stream)
 	if raw, ok := awsmiddleware.GetRawResponse(out.ResultMetadata).(*smithyhttp.Response); ok {
 		resp.HTTPStatus = raw.StatusCode
 		if ct := raw.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, eventStreamContentType) {
@@ -411,7 +411,7 @@ func asksUsage(req *backend.Request) bool {
 // openAIDecoder feeds the reassembled bytes to the OpenAI backend's own
 // parser and collector, so both backends apply identical rules. With
 // include_usage asked for, the end of a stream is "[DONE]" or the usage
-// chunk; a finish_reason alone is not enough (A.4 #16).
+// chunk; a finish_reason alone is not enough (docs/sagemaker.md#end-markers).
 type openAIDecoder struct{ c stream.Collector }
 
 func (d *openAIDecoder) feed(p []byte, now time.Time) error { return d.c.Feed(p, now) }

@@ -306,7 +306,7 @@ func TestEndMarkers(t *testing.T) {
 		{"chat complete", FormatOpenAIChat, vllmChatSSE(full), ""},
 		{"chat usage without [DONE]", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop", usage: true}), ""},
 		{"chat [DONE] without usage", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop", done: true}), ""},
-		// A.4 #16: the finish chunk arrived, the usage chunk and [DONE] did not.
+		// docs/sagemaker.md#end-markers: the finish chunk arrived, the usage chunk and [DONE] did not.
 		{"chat cut after finish", FormatOpenAIChat, vllmChatSSE(streamSpec{tokens: toks, finish: "stop"}), record.ErrStreamTruncated},
 		{"lmi chat cut after finish", FormatOpenAIChat, lmiChatJSONLines(streamSpec{tokens: toks, finish: "stop"}), record.ErrStreamTruncated},
 		{"chat cut mid-stream", FormatOpenAIChat, vllmChatSSE(full)[:200], record.ErrStreamTruncated},

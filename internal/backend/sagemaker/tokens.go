@@ -51,11 +51,11 @@ const maxPending = 1 << 20
 
 // tokenDecoder reads the TGI generate_stream (SSE, "data:{...}") and LMI
 // (JSON lines) token streams; they differ only in framing, and the framing
-// is detected per line (§5.3: strip an optional "data:" prefix). Each line
+// is detected per line (docs/sagemaker.md#payload-formats: strip an optional "data:" prefix). Each line
 // holding a "token" object is one token chunk, stamped with the time of the
 // part that completed the line. The line with a non-null generated_text or
 // details is the end marker; a stream without one is truncated even if the
-// SDK reported no error (§7.3).
+// SDK reported no error (docs/sagemaker.md#truncated-streams).
 type tokenDecoder struct {
 	resp  *backend.Response
 	lines stream.LineSplitter

@@ -21,7 +21,7 @@ const NoContentMessage = "Never received a valid chunk to calculate TTFT.This re
 const ClassServerError = record.ErrServer
 
 // Collector applies a stream's events to a backend.Response with vLLM's
-// rules (spec §4): each token chunk appends its arrival time to ChunkTimes
+// rules (docs/metrics.md#per-request-timing): each token chunk appends its arrival time to ChunkTimes
 // and its text to Text, and updates FinishReason; usage is taken only from
 // a message without non-empty choices. Finish decides success.
 //

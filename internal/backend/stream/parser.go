@@ -88,7 +88,7 @@ var ErrTruncated = errors.New("stream ended inside a message")
 // parser serves both).
 //
 // Unlike vLLM's client, a ": ping" comment that ends a read does not glue
-// itself to the next message (see the spec, §4 item 4): we follow the SSE
+// itself to the next message (see docs/metrics.md#sse-parsing): we follow the SSE
 // standard rather than that quirk.
 //
 // The zero value parses SSE in ModeAuto. A Parser is not safe for

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/merge"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report"
+)
+
+// newMergeCmd builds "llmbench merge".
+func newMergeCmd(env *Env) *cobra.Command {
+	var output, saveRecords string
+	cmd := &cobra.Command{
+		Use:   "merge RESULT... [-o merged.json]",
+		Short: "Combine the workers of a distributed run into one exact result",
+		Long: `Combine the per-request records of the workers of one distributed run
+(llmbench run --worker-index I --worker-count N) into one result, as if
+one process had sent every request: records are placed on one wall-clock
+timeline (the earliest worker's start) and every metric is recomputed
+from the union by the same code as a single run — percentiles of the
+union, peak figures in 1-second buckets of the common timeline, the
+duration from the earliest start to the latest end. Nothing is averaged.
+
+Each RESULT is a worker's records file (*.records.jsonl), its result
+JSON saved with --save-detailed (the records file beside it is read), or
+a folder: its files named *-worker-*.records.jsonl (the workers' default
+names).
+merge refuses, with exit code 2: a summary without per-request records,
+results of different runs or workloads, a missing or duplicate worker.
+See docs/distributed.md.`,
+		Example: `  llmbench merge results/run-*-worker-*.json -o merged.json
+  llmbench merge results/run1 -o results/run1/merged.json --save-records results/run1/merged.records.jsonl`,
+		Args: argsBetween(1, -1, "want the result or records files of every worker"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMerge(env, args, output, saveRecords)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged result JSON (vLLM's format, with per-request arrays) to this file")
+	cmd.Flags().StringVar(&saveRecords, "save-records", "", "also write the merged records (one timeline) to this file, for llmbench metrics and report")
+	return cmd
+}
+
+// runMerge reads, merges, prints the table and writes the outputs.
+func runMerge(env *Env, args []string, output, saveRecords string) error {
+	files, err := mergeFiles(args)
+	if err != nil {
+		return err
+	}
+	inputs := make([]merge.Input, 0, len(files))
+	for _, a := range files {
+		in, err := readMergeInput(a)
+		if err != nil {
+			return &UsageError{Err: err}
+		}
+		inputs = append(inputs, *in)
+	}
+	m, err := merge.Merge(inputs)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	s, err := summarizeRecords(&m.Params, m.Records)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "Merged run %s: %d workers, %d requests; the workers began dispatch within %v of each other.\n",
+		m.Worker.RunID, m.Worker.Count, len(m.Records), m.StartSpread.Round(time.Microsecond))
+	if len(m.Unsynced) > 0 {
+		fmt.Fprintf(env.Stderr, "Note: worker(s) %v had a clock their kernel marks unsynchronised (no NTP/chrony): the common timeline assumes synchronised clocks (docs/distributed.md).\n", m.Unsynced)
+	}
+	if m.ClockBound > 0 {
+		fmt.Fprintf(env.Stderr, "The synchronised workers' clocks agreed within %v (the kernel's maximum-error estimates).\n", m.ClockBound)
+	}
+	if len(m.Unfinished) > 0 {
+		fmt.Fprintf(env.Stderr, "Note: worker(s) %v did not finish (no closing line in their records): their end is estimated from their records.\n", m.Unfinished)
+	}
+	if err := report.WriteWarnings(env.Stderr, s); err != nil {
+		return err
+	}
+	// What `llmbench metrics` prints for a records file.
+	title := report.StreamSpecifics
+	if m.Params.EndpointName != "" {
+		title = report.SageMakerSpecifics
+	}
+	if err := report.WriteRunReport(env.Stdout, s, &m.Params, report.RunReportOptions{Title: title}); err != nil {
+		return err
+	}
+	if saveRecords != "" {
+		if err := writeMergedRecords(saveRecords, m); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "Merged records saved to %s\n", saveRecords)
+	}
+	if output == "" {
+		return nil
+	}
+	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
+	if err != nil {
+		return err
+	}
+	obj.Set("llmbench_merge", map[string]any{
+		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
+		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
+		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
+	})
+	path, err := report.SaveResult("", output, false, obj)
+	if err != nil {
+		return fmt.Errorf("saving merged result: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "Merged result saved to %s\n", path)
+	return nil
+}
+
+// workerRecordsGlob matches the records files workers save under their
+// default result names (RUNID-worker-I.json, with --save-detailed).
+const workerRecordsGlob = "*-worker-*.records.jsonl"
+
+// mergeFiles expands folder arguments into the worker records files they
+// hold, so that a shell-less container (Kubernetes, docs/distributed.md)
+// can merge a folder without a glob.
+func mergeFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(a, workerRecordsGlob))
+		if err != nil || len(found) == 0 {
+			return nil, usageErrorf("%s holds no worker records (%s): run the workers with --save-detailed and their default result names", a, workerRecordsGlob)
+		}
+		files = append(files, found...)
+	}
+	return files, nil
+}
+
+// readMergeInput reads one worker's records: the file itself when it is
+// a records file, else the records file saved beside a result JSON
+// (NAME.json -> NAME.records.jsonl). A result without one is a summary
+// that cannot be merged.
+func readMergeInput(path string) (*merge.Input, error) {
+	first, err := firstLine(path)
+	if err != nil {
+		return nil, err
+	}
+	recPath := path
+	if !bytes.Contains(first, []byte(`"llmbench_records"`)) {
+		recPath = strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
+		if _, err := os.Stat(recPath); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s is a summary without per-request records (no %s): run the workers with --save-detailed or --save-records and merge those", path, filepath.Base(recPath))
+		}
+	}
+	f, err := os.Open(recPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := record.ReadHeader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", recPath, err)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	p, recs, _, err := record.Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", recPath, err)
+	}
+	return &merge.Input{Name: recPath, Header: h, Params: p, Records: recs}, nil
+}
+
+// firstLine is the first line of a file (at most 1 MiB of it).
+func firstLine(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadSlice('\n')
+	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return line, nil
+}
+
+// writeMergedRecords writes the merged records as one streamed records
+// file: header with the merged worker block and the earliest anchor, the
+// records, the closing line with the merged params.
+func writeMergedRecords(path string, m *merge.Result) error {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("merged records: %w", err)
+	}
+	anchor, worker := m.Anchor, m.Worker
+	s, err := record.NewStream(fh, record.Header{Params: m.Params, Start: &anchor, Worker: &worker})
+	if err != nil {
+		fh.Close()
+		return fmt.Errorf("merged records %s: %w", path, err)
+	}
+	for i := range m.Records {
+		if err := s.Add(&m.Records[i]); err != nil {
+			break // kept by the stream and returned by Close
+		}
+	}
+	err = s.Close(&m.Params, 0)
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("merged records %s: %w", path, err)
+	}
+	return nil
+}

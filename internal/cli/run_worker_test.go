@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// resolvedWorker parses run's flags from args with environment env and
+// resolves the worker flags.
+func resolvedWorker(t *testing.T, env map[string]string, args ...string) (*runOptions, error) {
+	t.Helper()
+	o := &runOptions{}
+	cmd := &cobra.Command{Use: "run"}
+	fs := cmd.Flags()
+	bindRunFlags(fs, &o.f)
+	bindClosedLoopFlags(fs, &o.f)
+	bindMetricsFlags(fs, &o.m)
+	o.sm = bindSageMakerFlags(fs)
+	bindConfigFlags(fs, o)
+	bindWorkerFlags(fs, &o.w)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return o, o.resolveWorker(cmd, &Env{Getenv: func(k string) string { return env[k] }})
+}
+
+// TestResolveWorker: the index and count come from the flags, else the
+// environment; workers of one workload share the run id and config hash
+// whatever their output flags, and another workload or start differs.
+func TestResolveWorker(t *testing.T) {
+	t.Parallel()
+	k8s := map[string]string{envWorkerIndex: "2", envWorkerCount: "4"}
+	at := "--start-at=2026-12-01T15:00:00Z"
+	o, err := resolvedWorker(t, k8s, at, "--result-dir", "a")
+	if err != nil || o.w.info == nil || o.w.info.Index != 2 || o.w.info.Count != 4 {
+		t.Fatalf("from the environment: %+v, %v", o.w.info, err)
+	}
+	if o.f.resultFilename != o.w.info.RunID+"-worker-2.json" || o.f.requestIDPrefix == "" {
+		t.Errorf("result file %q, request id prefix %q", o.f.resultFilename, o.f.requestIDPrefix)
+	}
+	other, err := resolvedWorker(t, k8s, at, "--worker-index", "0", "--result-dir", "b", "--save-detailed", "--disable-tqdm")
+	if err != nil || other.w.info.Index != 0 {
+		t.Fatalf("flag over environment: %+v, %v", other.w.info, err)
+	}
+	if other.w.info.RunID != o.w.info.RunID || other.w.info.ConfigHash != o.w.info.ConfigHash || other.f.requestIDPrefix != o.f.requestIDPrefix {
+		t.Errorf("output flags changed the run: %+v vs %+v", other.w.info, o.w.info)
+	}
+	for _, args := range [][]string{{at, "--num-prompts", "7"}, {at, "--seed", "1"}, {at, "--request-rate", "3"}} {
+		d, err := resolvedWorker(t, k8s, args...)
+		if err != nil || d.w.info.ConfigHash == o.w.info.ConfigHash || d.w.info.RunID == o.w.info.RunID {
+			t.Errorf("%v: config %s run %s, same as the default workload's (%v)", args, d.w.info.ConfigHash, d.w.info.RunID, err)
+		}
+	}
+	later, _ := resolvedWorker(t, k8s, "--start-at=2026-12-01T16:00:00Z")
+	if later.w.info.ConfigHash != o.w.info.ConfigHash || later.w.info.RunID == o.w.info.RunID {
+		t.Errorf("another start: config %s run %s", later.w.info.ConfigHash, later.w.info.RunID)
+	}
+	if single, err := resolvedWorker(t, map[string]string{envWorkerIndex: "3"}); err != nil || single.w.info != nil {
+		t.Errorf("JOB_COMPLETION_INDEX without a count: %+v, %v", single.w.info, err)
+	}
+	for _, tc := range []struct {
+		why  string
+		env  map[string]string
+		args []string
+	}{
+		{"index past the count", nil, []string{"--worker-count", "4", "--worker-index", "4"}},
+		{"a start that is not RFC 3339", nil, []string{"--worker-count", "2", "--start-at", "15:00"}},
+		{"a run id without workers", nil, []string{"--run-id", "x"}},
+		{"a count that is not a number", map[string]string{envWorkerCount: "four"}, nil},
+	} {
+		if _, err := resolvedWorker(t, tc.env, tc.args...); err == nil {
+			t.Errorf("%s: accepted", tc.why)
+		}
+	}
+}
