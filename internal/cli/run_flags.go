@@ -10,7 +10,7 @@ import (
 )
 
 // runFlags holds "llmbench run"'s settings. Names, defaults and meanings are
-// vllm bench serve's (spec §2) unless marked as ours.
+// vllm bench serve's (docs/metrics.md#command-line-flags) unless marked as ours.
 type runFlags struct {
 	// Endpoint / backend.
 	backend         string

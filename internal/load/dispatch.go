@@ -210,7 +210,7 @@ func (s *slots) abandon() []Item {
 }
 
 // Warmup sends n requests at once, at most maxConcurrency at a time (0: no
-// cap), and returns when all are done: vLLM's --num-warmups (spec §5.6).
+// cap), and returns when all are done: vLLM's --num-warmups (docs/metrics.md#warm-ups).
 // fn receives the warm-up's number 0..n-1.
 func Warmup(ctx context.Context, n, maxConcurrency int, fn func(ctx context.Context, i int)) {
 	Run(ctx, make([]time.Duration, max(n, 0)), Options{MaxConcurrency: maxConcurrency},
