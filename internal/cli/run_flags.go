@@ -95,7 +95,15 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	f.requestRate = floatOrInf(math.Inf(1))
 	f.burstiness = 1.0
 
-	// Endpoint.
+	bindEndpointFlags(fs, f)
+	bindDatasetFlags(fs, f)
+	bindLoadFlags(fs, f)
+	bindSamplingFlags(fs, f)
+	bindOutputFlags(fs, f)
+}
+
+// bindEndpointFlags declares the server, model, tokenizer and request flags.
+func bindEndpointFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.backend, "backend", "openai", "request format: openai or vllm (completions), openai-chat (chat completions), sagemaker")
 	fs.StringVar(&f.baseURL, "base-url", "", "server base URL, e.g. http://127.0.0.1:8000 (overrides --host/--port)")
 	fs.StringVar(&f.host, "host", "127.0.0.1", "server host")
@@ -120,8 +128,10 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.Float64Var(&f.readyCheckSec, "ready-check-timeout-sec", 0, "retry a test request for up to this many seconds before starting (0 = skip)")
 	fs.IntVar(&f.numWarmups, "num-warmups", 0, "warm-up requests sent before the run and excluded from it")
 	fs.BoolVar(&f.strictTokens, "strict-tokens", false, "fail when the server's /tokenize counts differ from ours (ours)")
+}
 
-	// Dataset.
+// bindDatasetFlags declares the dataset flags, bound to f.ds.
+func bindDatasetFlags(fs *pflag.FlagSet, f *runFlags) {
 	d := &f.ds
 	fs.StringVar(&d.Name, "dataset-name", "random", "dataset: random, sharegpt, custom, hf, prefix_repetition, timed_trace, sonnet, burstgpt")
 	fs.StringVar(&d.Path, "dataset-path", "", "dataset file, or a Hugging Face dataset id for hf")
@@ -164,16 +174,20 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.IntVar(&d.SonnetInputLen, "sonnet-input-len", 550, "sonnet: prompt tokens (--input-len overrides)")
 	fs.IntVar(&d.SonnetOutputLen, "sonnet-output-len", 150, "sonnet: output tokens (--output-len overrides)")
 	fs.IntVar(&d.SonnetPrefixLen, "sonnet-prefix-len", 200, "sonnet: shared prefix tokens")
+}
 
-	// Load.
+// bindLoadFlags declares the arrival process and the concurrency cap.
+func bindLoadFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.Var(&f.requestRate, "request-rate", "requests per second, or inf to send all at once")
 	fs.Var(&f.burstiness, "burstiness", "gamma shape of the arrival gaps: 1 = Poisson, inf = constant spacing")
 	fs.Var(&f.maxConcurrency, "max-concurrency", "client-side cap on requests in flight (default: none)")
 	fs.StringVar(&f.rampUpStrategy, "ramp-up-strategy", "", "linear or exponential ramp of the request rate (needs --request-rate inf)")
 	fs.Var(&f.rampUpStartRPS, "ramp-up-start-rps", "ramp-up start rate")
 	fs.Var(&f.rampUpEndRPS, "ramp-up-end-rps", "ramp-up end rate")
+}
 
-	// Sampling.
+// bindSamplingFlags declares the sampling parameters sent in the body.
+func bindSamplingFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `send "ignore_eos": true (forced on for the random dataset, as in vLLM)`)
 	fs.Var(&f.temperature, "temperature", "sampling temperature (server default when unset)")
 	fs.Var(&f.topP, "top-p", "top-p")
@@ -182,8 +196,10 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.Var(&f.frequencyPen, "frequency-penalty", "frequency penalty")
 	fs.Var(&f.presencePen, "presence-penalty", "presence penalty")
 	fs.Var(&f.repetitionPen, "repetition-penalty", "repetition penalty")
+}
 
-	// Output.
+// bindOutputFlags declares the metrics, result and output flags.
+func bindOutputFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.percentileMetrics, "percentile-metrics", "", "metrics to report percentiles for, from ttft,tpot,itl,e2el,client_queue_time,e2el_including_client_queue (default ttft,tpot,itl)")
 	fs.StringVar(&f.metricPercentiles, "metric-percentiles", "99", "percentiles to report, e.g. 50,95,99")
 	fs.StringArrayVar(&f.goodput, "goodput", nil, "SLOs in ms as KEY:VALUE with keys ttft, tpot, e2el (e.g. --goodput ttft:500 tpot:30)")
