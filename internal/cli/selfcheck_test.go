@@ -1,12 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -59,18 +60,50 @@ func TestRequireValid(t *testing.T) {
 	}
 }
 
-// TestRunFileLimit: more streams than the hard open-file limit allows stop
-// the run before anything is sent, with the limit, the need and the fix
-// (the base URL points nowhere: nothing may be sent).
+// TestRunFileLimit: under a hard open-file limit too low for the streams,
+// the run stops before anything is sent, with the limit, the need and the
+// fix on one line; under a low soft limit with room below the hard one it
+// raises the soft limit and runs. The limits are set for a child process
+// by sh's ulimit (the base URL of the first case points nowhere: nothing
+// may be sent).
 func TestRunFileLimit(t *testing.T) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Max > 900_000 {
-		t.Skipf("hard open-file limit %d: too high to exceed with --num-prompts (%v)", lim.Max, err)
+	t.Parallel()
+	srv := startSim(t, nil)
+	tests := []struct {
+		name, ulimit, url string
+		code              int
+		want              string
+	}{
+		{"hard limit too low", "ulimit -n 256", "http://127.0.0.1:1", 1, "ulimit -n"},
+		{"soft limit raised to the hard one", "ulimit -Hn 4096; ulimit -Sn 256", srv.URL, 0, "Serving Benchmark Result"},
 	}
-	n := int(lim.Max)
-	code, out, errs := runCLI(t, "run", "--base-url", "http://127.0.0.1:1", "--num-prompts", strconv.Itoa(n),
-		"--random-input-len", "4", "--random-output-len", "2", "--disable-tqdm")
-	if code != 1 || !strings.Contains(errs, "RLIMIT_NOFILE") || !strings.Contains(errs, "ulimit -n") || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
-		t.Errorf("exit %d, want 1 and one line naming RLIMIT_NOFILE and ulimit -n:\n%s\n%s", code, out, errs)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A link named llmbench: TestMain runs Main for that name.
+			bin := filepath.Join(t.TempDir(), "llmbench")
+			if err := os.Symlink(os.Args[0], bin); err != nil {
+				t.Fatal(err)
+			}
+			script := tt.ulimit + `; exec "$0" "$@"`
+			args := []string{"-c", script, bin, "run", "--base-url", tt.url, "--model", "llmbench-sim",
+				"--num-prompts", "600", "--random-input-len", "4", "--random-output-len", "2", "--disable-tqdm"}
+			cmd := exec.CommandContext(t.Context(), "/bin/sh", args...)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			text := out.String() + errb.String()
+			if code != tt.code || !strings.Contains(text, tt.want) {
+				t.Errorf("exit %d, want %d and %q:\n%s", code, tt.code, tt.want, text)
+			}
+			if tt.code == 1 && (!strings.Contains(errb.String(), "RLIMIT_NOFILE") || strings.Count(strings.TrimSpace(errb.String()), "\n") > 0) {
+				t.Errorf("want one line naming RLIMIT_NOFILE:\n%s", errb.String())
+			}
+		})
 	}
 }
