@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -38,6 +39,7 @@ func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every README command (about a minute); not in -short")
 	}
+	lockREADMEPorts(t)
 	for _, port := range []string{"8000", "8080", "9464"} {
 		if ln, err := net.Listen("tcp", "127.0.0.1:"+port); err != nil {
 			t.Fatalf("the README's commands use 127.0.0.1:%s, which is taken: %v", port, err)
@@ -251,4 +253,25 @@ func runReadme(t *testing.T, dir string, env []string, c readmeCommand) (int, st
 		return -1, err.Error() + "\n" + string(out)
 	}
 	return 0, string(out)
+}
+
+// lockREADMEPorts takes a machine-wide lock on the README's fixed ports
+// (a file lock in the temporary folder), so two test runs side by side —
+// CI's, and a developer's — take turns instead of failing; it waits at
+// most ten minutes.
+func lockREADMEPorts(t *testing.T) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(os.TempDir(), "llmbench-readme-ports.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Minute)
+	for syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		if time.Now().After(deadline) {
+			f.Close()
+			t.Fatal("another test run has held the README's ports (8000, 8080, 9464) for ten minutes")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }
