@@ -129,8 +129,11 @@ func runCalibrate(ctx context.Context, env *Env, f *calibrateFlags) error {
 func durMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func streamsOrNone(n int) string {
-	if n == 0 {
+	switch n {
+	case 0:
 		return "none"
+	case 1:
+		return "1 stream"
 	}
 	return strconv.Itoa(n) + " streams"
 }

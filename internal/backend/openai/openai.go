@@ -98,8 +98,9 @@ type Config struct {
 	// UserAgent is the User-Agent header; "" sends "llmbench".
 	UserAgent string
 	// ReadBufferBytes is the size of each read from the response body;
-	// 0 means 8192. Chunks are stamped per read, so a smaller buffer never
-	// changes stamps while the server sends less than this per write.
+	// 0 means 1024 (an SSE event is a few hundred bytes; docs/fidelity.md,
+	// "The transport"). Chunks are stamped per read, so a smaller buffer
+	// never changes stamps while the server sends less than this per write.
 	ReadBufferBytes int
 	// MaxResponseBytes caps what one response may hold in memory:
 	// generated text, stream.ChunkStampBytes per token chunk and an
@@ -218,7 +219,7 @@ func New(cfg Config) (*Client, error) {
 		tr:     tr,
 		header: h,
 		http: &http.Client{
-			Transport: tr,
+			Transport: newDirectTransport(tr, tr.MaxIdleConnsPerHost),
 			// Report redirects instead of following them: a POST that gets
 			// redirected is a misconfigured URL, not something to time.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -232,7 +233,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	n := cfg.ReadBufferBytes
 	if n <= 0 {
-		n = 8192
+		n = 1024
 	}
 	c.bufs.New = func() any { b := make([]byte, n); return &b }
 	c.colls.New = func() any { return new(stream.Collector) }
@@ -266,7 +267,7 @@ func (c *Client) redactFailure(resp *backend.Response) {
 }
 
 // Close closes idle connections.
-func (c *Client) Close() { c.tr.CloseIdleConnections() }
+func (c *Client) Close() { c.http.CloseIdleConnections() }
 
 // HTTPClient returns the client's *http.Client (shared transport), for
 // side requests such as ListModels against the same server.
