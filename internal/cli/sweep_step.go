@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
-	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
@@ -75,7 +73,6 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	}
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
 	d.o.live.startPhase(fmt.Sprintf("step-%d", d.n), p)
-	cpu0, wall0 := cpuTime(), time.Now()
 	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{}))
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
@@ -86,7 +83,7 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		d.stopped = what + " was interrupted; it is left out"
 		return false
 	}
-	row, err := d.rowOf(p, outcome, l, run, cpuShare(cpu0, wall0))
+	row, err := d.rowOf(p, outcome, l, run, cpuShare(outcome))
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s: %v", what, err)
 		return false
@@ -143,16 +140,12 @@ func stepLine(r *capacity.Row, sla capacity.SLA) string {
 	return s
 }
 
-// cpuShare is this process's CPU use since cpu0/wall0 as a fraction of
-// the cores it may use; nil where CPU time cannot be read.
-func cpuShare(cpu0 time.Duration, wall0 time.Time) *float64 {
-	if cpu0 < 0 {
+// cpuShare is the client's CPU use over the step's timed run as a share
+// of the cores it may use (its self-check); nil where it was not measured.
+func cpuShare(o *bench.Outcome) *float64 {
+	v := o.SelfCheck.CPUShare()
+	if v <= 0 {
 		return nil
 	}
-	wall := time.Since(wall0)
-	if wall <= 0 {
-		return nil
-	}
-	v := float64(cpuTime()-cpu0) / float64(wall) / float64(runtime.GOMAXPROCS(0))
 	return &v
 }
