@@ -205,6 +205,9 @@ func readmeWorkspace(t *testing.T) string {
 func command(ctx context.Context, dir string, env []string, c readmeCommand) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, os.Args[0], c.args...)
 	cmd.Args[0] = "llmbench"
+	// A test binary killed outright must not leave the README's servers
+	// holding their ports.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Dir, cmd.Env = dir, append(append([]string{}, env...), c.env...)
 	return cmd
 }
