@@ -7,13 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
-
-// dateLayout is vLLM's result date format (YYYYMMDD-HHMMSS).
-const dateLayout = "20060102-150405"
 
 // newMetricsCmd builds "llmbench metrics FILE".
 // metricsOptions are "llmbench metrics"'s flags.
@@ -132,13 +130,13 @@ func (o *metricsOptions) override(cmd *cobra.Command, p *record.Params) error {
 		p.Tokenizer = o.tokenizer
 	}
 	if fl.Changed("date") {
-		if _, err := time.Parse(dateLayout, o.date); err != nil {
+		if _, err := time.Parse(bench.DateLayout, o.date); err != nil {
 			return usageErrorf("--date %q: want YYYYMMDD-HHMMSS", o.date)
 		}
 		p.Date = o.date
 	}
 	if p.Date == "" {
-		p.Date = time.Now().Format(dateLayout)
+		p.Date = time.Now().Format(bench.DateLayout)
 	}
 	return nil
 }
