@@ -3,7 +3,12 @@
 package nettest
 
 import (
+	"fmt"
+	"maps"
 	"net"
+	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -39,4 +44,16 @@ func Silent(t testing.TB) string {
 		}
 	})
 	return ln.Addr().String()
+}
+
+// EchoHeaders writes a request's headers as one line, sorted, the way
+// some servers' error pages and debug handlers echo them back (the
+// hostile server of the redaction tests).
+func EchoHeaders(r *http.Request) string {
+	keys := slices.Sorted(maps.Keys(r.Header))
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s: %s; ", k, strings.Join(r.Header[k], ","))
+	}
+	return b.String()
 }

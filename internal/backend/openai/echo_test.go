@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/nettest"
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/redact"
@@ -18,21 +19,6 @@ const (
 	echoValue  = "tok-91d8e5aa40"
 )
 
-// echoHeaders writes the request's headers into text, the way some
-// servers' error pages and debug handlers do.
-func echoHeaders(r *http.Request) string {
-	var keys []string
-	for k := range r.Header {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s; ", k, strings.Join(r.Header[k], ","))
-	}
-	return b.String()
-}
-
 // TestSendRedactsEchoedSecrets: a server that echoes the request headers
 // back (in an error body, in an in-stream error, in generated text before
 // a failure, in the model list's error) never gets the API key or a
@@ -41,20 +27,20 @@ func TestSendRedactsEchoedSecrets(t *testing.T) {
 	t.Parallel()
 	handlers := map[string]http.HandlerFunc{
 		"error body, Authorization first": func(w http.ResponseWriter, r *http.Request) {
-			http.Error(w, "Authorization: "+r.Header.Get("Authorization")+" "+echoHeaders(r), http.StatusUnauthorized)
+			http.Error(w, "Authorization: "+r.Header.Get("Authorization")+" "+nettest.EchoHeaders(r), http.StatusUnauthorized)
 		},
 		"error body, the key cut at 200 bytes": func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, strings.Repeat(".", 190)+r.Header.Get("Authorization"), http.StatusForbidden)
 		},
 		"error body, JSON": func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(400)
-			fmt.Fprintf(w, `{"error":{"message":"bad key %q","headers":%q}}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), echoHeaders(r))
+			fmt.Fprintf(w, `{"error":{"message":"bad key %q","headers":%q}}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), nettest.EchoHeaders(r))
 		},
 		"in-stream error": func(w http.ResponseWriter, r *http.Request) {
-			writeSplit(w, fmt.Sprintf("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"error\":{\"message\":%q}}\n\ndata: [DONE]\n\n", echoHeaders(r)), 7)
+			writeSplit(w, fmt.Sprintf("data: {\"choices\":[{\"text\":\"a\"}]}\n\ndata: {\"error\":{\"message\":%q}}\n\ndata: [DONE]\n\n", nettest.EchoHeaders(r)), 7)
 		},
 		"generated text then a cut": func(w http.ResponseWriter, r *http.Request) {
-			writeSplit(w, fmt.Sprintf("data: {\"choices\":[{\"text\":%q}]}\n\n", echoHeaders(r)), 7)
+			writeSplit(w, fmt.Sprintf("data: {\"choices\":[{\"text\":%q}]}\n\n", nettest.EchoHeaders(r)), 7)
 		},
 		"malformed line": func(w http.ResponseWriter, r *http.Request) {
 			writeSplit(w, "data: "+echoValue+" "+echoKey+"\n\n", 7)
@@ -89,7 +75,7 @@ func TestSendRedactsEchoedSecrets(t *testing.T) {
 func TestListModelsRedactsEcho(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, echoHeaders(r), http.StatusUnauthorized)
+		http.Error(w, nettest.EchoHeaders(r), http.StatusUnauthorized)
 	}))
 	defer srv.Close()
 	_, err := ListModels(t.Context(), nil, srv.URL, echoKey)

@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/nettest"
 
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
@@ -18,21 +19,6 @@ const (
 	echoAttrs   = "tenant=acme;secret=a1b2c3d4e5"
 )
 
-// echoed is the request's headers as one line, as an echoing container's
-// error message would hold them.
-func echoed(r *http.Request) string {
-	var keys []string
-	for k := range r.Header {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%s: %s; ", k, strings.Join(r.Header[k], ","))
-	}
-	return b.String()
-}
-
 // TestSendRedactsEchoedSecrets: the access key id, the session token and
 // the custom attributes that a container echoes back — in a ModelError
 // before the stream, in an in-stream error, in text before a cut — never
@@ -40,16 +26,16 @@ func echoed(r *http.Request) string {
 func TestSendRedactsEchoedSecrets(t *testing.T) {
 	scenarios := map[string]scenario{
 		"model-error-echo": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
-			writeAPIError(w, 424, "ModelError", "Received client error (400) from primary with message \""+echoed(r)+"\"")
+			writeAPIError(w, 424, "ModelError", "Received client error (400) from primary with message \""+nettest.EchoHeaders(r)+"\"")
 		},
 		"stream-error-echo": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
 			fw := startStream(w)
 			fw.part([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"a\"}}]}\n\n"))
-			fw.exception("ModelStreamError", "Echo", echoed(r))
+			fw.exception("ModelStreamError", "Echo", nettest.EchoHeaders(r))
 		},
 		"text-then-cut": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
 			fw := startStream(w)
-			fw.part(fmt.Appendf(nil, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", echoed(r)))
+			fw.part(fmt.Appendf(nil, "data: {\"choices\":[{\"delta\":{\"content\":%q}}]}\n\n", nettest.EchoHeaders(r)))
 		},
 	}
 	f := newFakeSM(t, false)
