@@ -13,7 +13,7 @@ import "strings"
 // pipelines qualify; anything else is encoded whole, as before):
 //
 //   - Pre-tokenizers whose first step is GPT-2's ByteLevel regex, a Split
-//     (Isolated) with one of the known LLM regexes (Llama-3/cl100k, Qwen,
+//     (Isolated, or Removed with invert) with one of the known LLM regexes (Llama-3/cl100k, Qwen,
 //     o200k), Metaspace with split, or Whitespace: at "x y" each of them
 //     ends a pre-token after the letter x — the letter run's greedy match
 //     stops at the space, none of the patterns looks behind, and every
@@ -72,7 +72,7 @@ func chunkSeparator(pre preTokenizer, model *bpe) string {
 			return " "
 		}
 	case splitPreTokenizer:
-		if re, ok := p.pat.(regexPattern); ok && p.behavior == isolated && !p.invert && safeSplitRegexes[re.src] {
+		if re, ok := p.pat.(regexPattern); ok && keepsMatches(p) && safeSplitRegexes[re.src] {
 			return " "
 		}
 		if _, ok := p.pat.(wordRunPattern); ok {
@@ -84,6 +84,14 @@ func chunkSeparator(pre preTokenizer, model *bpe) string {
 		}
 	}
 	return ""
+}
+
+// keepsMatches reports a split whose pieces include every match as it
+// is: Isolated, or Removed with invert (the matches are kept and the gaps
+// between them dropped: how tiktoken-converted files such as cl100k and
+// o200k spell the same split; the safe regexes leave no gap anyway).
+func keepsMatches(p splitPreTokenizer) bool {
+	return (p.behavior == isolated && !p.invert) || (p.behavior == removed && p.invert)
 }
 
 // joinsBefore reports whether tok holds sep right after something else
