@@ -19,7 +19,9 @@ func main() {
 	// flight finish briefly and saves what it measured); restoring the
 	// default handling then lets a second Ctrl-C quit at once.
 	context.AfterFunc(ctx, stop)
+	stopProfile := startProfile()
 	code := cli.Main(ctx, version, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	os.Exit(code)
 }
