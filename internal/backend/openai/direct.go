@@ -85,7 +85,7 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		addr = net.JoinHostPort(req.URL.Hostname(), "80")
 	}
 	for attempt := 0; ; attempt++ {
-		dc, err := t.get(req.Context(), addr)
+		dc, err := t.take(req.Context(), addr)
 		if err != nil {
 			return nil, err
 		}
@@ -197,6 +197,19 @@ func (b *directBody) Close() error {
 		b.t.closeConn(b.addr, b.dc)
 	}
 	return err
+}
+
+// take is get, passing over idle connections that can no longer carry a
+// request (closed by the server while idle, or holding bytes nobody asked
+// for): each is closed and the next tried, or a new one dialled.
+func (t *directTransport) take(ctx context.Context, addr string) (*directConn, error) {
+	for {
+		dc, err := t.get(ctx, addr)
+		if err != nil || dc == nil || (dc.br.Buffered() == 0 && idleConnAlive(dc.c)) {
+			return dc, err
+		}
+		t.closeConn(addr, dc)
+	}
 }
 
 // get takes the most recently used idle connection to addr; nil means

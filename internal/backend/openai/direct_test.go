@@ -131,6 +131,73 @@ func TestDirectRetriesStaleConnection(t *testing.T) {
 	}
 }
 
+// TestDirectSkipsDeadIdleConnections: a kept connection the server
+// half-closed while idle, or one holding bytes nobody asked for, is not
+// reused: the request is written once, on a new connection (a write on
+// the dead one would reach a server that still reads, and send the
+// request twice).
+func TestDirectSkipsDeadIdleConnections(t *testing.T) {
+	if !canCheckIdle {
+		t.Skip("NOT TESTED: this platform cannot look into an idle socket (connalive_other.go)")
+	}
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		after func(c *net.TCPConn) // what the server does after its answer
+	}{
+		{"half-closed", func(c *net.TCPConn) { _ = c.CloseWrite() }},
+		{"unasked bytes", func(c *net.TCPConn) { _, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\n") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			var requests atomic.Int64
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					go func() {
+						defer c.Close()
+						br := bufio.NewReader(c)
+						for answered := false; ; answered = true { // count every request; answer the first
+							req, err := http.ReadRequest(br)
+							if err != nil {
+								return
+							}
+							_, _ = io.Copy(io.Discard, req.Body)
+							if requests.Add(1); !answered {
+								_, _ = io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+								time.Sleep(5 * time.Millisecond)
+								tc.after(c.(*net.TCPConn))
+							}
+						}
+					}()
+				}
+			}()
+			c, tr := directClient()
+			defer tr.CloseIdleConnections()
+			url := "http://" + ln.Addr().String() + "/"
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // a reused dead connection never answers
+			defer cancel()
+			for i := range 3 {
+				if got, err := get(t, c, ctx, url); err != nil || got != "ok" {
+					t.Fatalf("request %d: %q %v", i, got, err)
+				}
+				time.Sleep(20 * time.Millisecond) // let the server's close or bytes arrive
+			}
+			if n := requests.Load(); n != 3 {
+				t.Errorf("the server read %d requests for 3 sent, want 3 (none written on a dead connection)", n)
+			}
+		})
+	}
+}
+
 // TestDirectCancel: cancelling the context mid-stream ends the body read
 // at once with the context's error, not an i/o timeout.
 func TestDirectCancel(t *testing.T) {
