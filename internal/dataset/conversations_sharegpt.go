@@ -67,7 +67,11 @@ func loadShareGPTConversations(ctx context.Context, cfg Config, tok Tokenizer) (
 		convs = append(convs, c)
 	}
 	if skipped > 0 {
-		warns = append(warns, fmt.Sprintf("sharegpt --multi-turn: %d conversation(s) skipped: no user message with an answer (or, without --sharegpt-output-len, none at all)", skipped))
+		why := "no human turn with an answer (an unanswered one is sent only with --sharegpt-output-len)"
+		if cfg.SharegptOutputLen > 0 {
+			why = "no non-empty human turn"
+		}
+		warns = append(warns, fmt.Sprintf("sharegpt --multi-turn: %d conversation(s) skipped: %s; see docs/metrics.md#multi-turn", skipped, why))
 	}
 	if huge > 0 {
 		warns = append(warns, fmt.Sprintf("sharegpt --multi-turn: %d conversation(s) skipped: a turn longer than %d MiB", huge, MaxEntryBytes>>20))
