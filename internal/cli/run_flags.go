@@ -222,7 +222,7 @@ func bindOutputFlags(fs *pflag.FlagSet, f *runFlags) {
 // bindClosedLoopFlags declares the closed-loop user flags and the time
 // bound of run and demo (sweep has its own ladder of users).
 func bindClosedLoopFlags(fs *pflag.FlagSet, f *runFlags) {
-	fs.BoolVar(&f.multiTurn, "multi-turn", false, "replay conversations turn by turn with their history (custom JSONL with a \"turns\" list; --num-prompts counts conversations, --max-concurrency active ones; needs --backend openai-chat)")
+	fs.BoolVar(&f.multiTurn, "multi-turn", false, "replay conversations turn by turn with their history (--dataset-name sharegpt: each entry's human turns, max_tokens from its gpt answers; custom: JSONL with a \"turns\" list; --num-prompts counts conversations, --max-concurrency active ones; needs --backend openai-chat)")
 	fs.StringVar(&f.turnThinkTime, "turn-think-time", "0", "with --multi-turn: pause between an answer and the next turn: fixed (2s) or range (1s-3s)")
 	fs.IntVar(&f.users, "users", 0, "closed loop: this many users each send, read the whole stream, think, repeat (ours; replaces --request-rate and --max-concurrency)")
 	fs.StringVar(&f.thinkTime, "think-time", "0", "users' pause after each response: fixed (2s) or uniform range (1s-3s, like Locust's between)")

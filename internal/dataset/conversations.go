@@ -23,19 +23,25 @@ type Turn struct {
 // Conversation is a multi-turn chat: its user turns in order.
 type Conversation struct {
 	Turns []Turn
-	// Line is the JSONL line it came from (for messages).
+	// Line is the JSONL line it came from, or the line where its ShareGPT
+	// entry starts (for messages).
 	Line int
 }
 
-// LoadConversations reads a custom JSONL file whose rows carry a "turns"
-// list — each item a string (the user message) or an object {"prompt",
-// "output_tokens"} — for --multi-turn (docs/metrics.md#multi-turn).
-// NumPrompts counts conversations; rows are shuffled with --seed unless
-// --disable-shuffle, as the custom dataset's are. A turn without
-// output_tokens asks for --custom-output-len tokens (-1: it must say).
+// LoadConversations reads the conversations of a --multi-turn run
+// (docs/metrics.md#multi-turn): a ShareGPT file's "conversations" lists
+// (loadShareGPTConversations), or a custom JSONL file whose rows carry a
+// "turns" list — each item a string (the user message) or an object
+// {"prompt", "output_tokens"}. NumPrompts counts conversations; rows are
+// shuffled with --seed unless --disable-shuffle, as the custom dataset's
+// are. A custom turn without output_tokens asks for --custom-output-len
+// tokens (-1: it must say).
 func LoadConversations(ctx context.Context, cfg Config, tok Tokenizer) ([]Conversation, []string, error) {
+	if cfg.Name == ShareGPT {
+		return loadShareGPTConversations(ctx, cfg, tok)
+	}
 	if cfg.Name != Custom {
-		return nil, nil, fmt.Errorf("--multi-turn needs --dataset-name custom with a \"turns\" list per line (%s is not supported yet)", cfg.Name)
+		return nil, nil, fmt.Errorf("--multi-turn reads --dataset-name sharegpt (its \"conversations\" lists) or custom (a \"turns\" list per line), not %s", cfg.Name)
 	}
 	f, err := openDataFile(ctx, cfg.Path, "custom")
 	if err != nil {

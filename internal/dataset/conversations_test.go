@@ -40,8 +40,8 @@ func TestLoadConversations(t *testing.T) {
 		}
 	}
 	c := cfg
-	c.Name = ShareGPT
-	if _, _, err := LoadConversations(t.Context(), c, nil); err == nil || !strings.Contains(err.Error(), "--dataset-name custom") {
-		t.Errorf("sharegpt: %v", err)
+	c.Name = Random
+	if _, _, err := LoadConversations(t.Context(), c, nil); err == nil || !strings.Contains(err.Error(), "not random") {
+		t.Errorf("random: %v", err)
 	}
 }

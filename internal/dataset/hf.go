@@ -81,7 +81,7 @@ func readRows(ctx context.Context, path string) ([]hfRow, error) {
 	case bytes.HasPrefix(data, []byte("PAR1")):
 		return readParquetRows(path, data)
 	case len(trimmed) > 0 && trimmed[0] == '[':
-		if kept, _, ok := scanShareGPT(data); ok && len(kept) > 0 {
+		if kept, _, ok := scanShareGPT(data, 2); ok && len(kept) > 0 {
 			// A ShareGPT-layout file (often hundreds of MB): keep the raw
 			// first two turns of entries with at least two, as the sharegpt
 			// dataset does, instead of decoding every row.

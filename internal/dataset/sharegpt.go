@@ -28,11 +28,13 @@ func isValidSequence(promptLen, outputLen int, skipMinOutput bool) bool {
 	return !(promptTooShort || outputTooShort || promptTooLong || combinedTooLong)
 }
 
-// shareGPTEntry is one kept conversation: the raw first two turns and where
+// shareGPTEntry is one kept conversation: the raw first two turns, the
+// raw "conversations" list (--multi-turn reads all its turns) and where
 // the entry starts in the file (for error messages).
 type shareGPTEntry struct {
-	turns [2]json.RawMessage
-	index int // position in the file's top-level array
+	turns [2]json.RawMessage // the first two (the second nil with one turn)
+	conv  json.RawMessage    // the whole list, aliasing the file's bytes
+	index int                // position in the file's top-level array
 	line  int
 }
 
@@ -95,28 +97,30 @@ func jsonEnd(path string, data []byte, dec *json.Decoder) error {
 
 // readShareGPT parses a ShareGPT JSON file (a top-level array of objects,
 // each with a "conversations" list of {"from", "value"} turns) and keeps the
-// entries with at least two turns, as vLLM's load_data does.
-func readShareGPT(ctx context.Context, path string) ([]shareGPTEntry, int, error) {
+// entries with at least minTurns turns: 2 for single-turn requests, as
+// vLLM's load_data does; 1 for --multi-turn, whose last question may be
+// sent without an answer (docs/metrics.md#multi-turn).
+func readShareGPT(ctx context.Context, path string, minTurns int) ([]shareGPTEntry, int, error) {
 	if path == BuiltinShareGPT {
-		return parseShareGPT(path, builtinShareGPTData)
+		return parseShareGPT(path, builtinShareGPTData, minTurns)
 	}
 	data, err := readDataFile(ctx, path, "sharegpt")
 	if err != nil {
 		return nil, 0, err
 	}
-	return parseShareGPT(path, data)
+	return parseShareGPT(path, data, minTurns)
 }
 
-func parseShareGPT(path string, data []byte) ([]shareGPTEntry, int, error) {
-	if kept, total, ok := scanShareGPT(data); ok {
+func parseShareGPT(path string, data []byte, minTurns int) ([]shareGPTEntry, int, error) {
+	if kept, total, ok := scanShareGPT(data, minTurns); ok {
 		return kept, total, nil
 	}
-	return parseShareGPTSlow(path, data)
+	return parseShareGPTSlow(path, data, minTurns)
 }
 
 // parseShareGPTSlow parses with encoding/json, for exact error positions
 // (and any file the fast scanner declines).
-func parseShareGPTSlow(path string, data []byte) ([]shareGPTEntry, int, error) {
+func parseShareGPTSlow(path string, data []byte, minTurns int) ([]shareGPTEntry, int, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	what := "not a ShareGPT JSON file (expected a JSON array of {\"conversations\": [...]} objects)"
 	tok, err := dec.Token()
@@ -158,10 +162,12 @@ func parseShareGPTSlow(path string, data []byte) ([]shareGPTEntry, int, error) {
 		if err := json.Unmarshal(c, &turns); err != nil {
 			return nil, 0, fmt.Errorf("%s:%d: entry %d: conversations: %v", path, line, idx, err)
 		}
-		if len(turns) < 2 {
+		if len(turns) < max(1, minTurns) {
 			continue
 		}
-		kept = append(kept, shareGPTEntry{turns: [2]json.RawMessage{turns[0], turns[1]}, index: idx, line: line})
+		e := shareGPTEntry{conv: json.RawMessage(c), index: idx, line: line}
+		copy(e.turns[:], turns)
+		kept = append(kept, e)
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, 0, jsonErr(path, data, dec, err, what)
@@ -192,7 +198,7 @@ func estimateTokens(s string) int { return max(1, (len(s)+3)/4) }
 // random seeded by --seed, walk in order keeping valid sequences until
 // NumPrompts, then oversample.
 func loadShareGPT(ctx context.Context, cfg Config, tok Tokenizer) ([]Request, []string, error) {
-	entries, _, err := readShareGPT(ctx, cfg.Path)
+	entries, _, err := readShareGPT(ctx, cfg.Path, 2)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -271,17 +271,20 @@ func TestShareGPTFastScanMatchesEncodingJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range shareGPTScanCases(sample) {
-		fast, fn, fok := scanShareGPT([]byte(tc))
-		slow, sn, serr := parseShareGPTSlow("f.json", []byte(tc))
-		if serr != nil && fok {
-			t.Errorf("%.60q: scanner accepted a file encoding/json rejects (%v)", tc, serr)
-		}
-		if serr == nil && !fok {
-			t.Errorf("%.60q: scanner declined a file encoding/json accepts", tc)
-		}
-		if fok && (fn != sn || !cmp.Equal(fast, slow, cmp.AllowUnexported(shareGPTEntry{}))) {
-			t.Errorf("%.60q: fast %d/%v, slow %d/%v", tc, fn, fast, sn, slow)
+	// minTurns 2 is the single-turn dataset, 1 --multi-turn.
+	for _, minTurns := range []int{1, 2} {
+		for _, tc := range shareGPTScanCases(sample) {
+			fast, fn, fok := scanShareGPT([]byte(tc), minTurns)
+			slow, sn, serr := parseShareGPTSlow("f.json", []byte(tc), minTurns)
+			if serr != nil && fok {
+				t.Errorf("%.60q: scanner accepted a file encoding/json rejects (%v)", tc, serr)
+			}
+			if serr == nil && !fok {
+				t.Errorf("%.60q: scanner declined a file encoding/json accepts", tc)
+			}
+			if fok && (fn != sn || !cmp.Equal(fast, slow, cmp.AllowUnexported(shareGPTEntry{}))) {
+				t.Errorf("min %d, %.60q: fast %d/%v, slow %d/%v", minTurns, tc, fn, fast, sn, slow)
+			}
 		}
 	}
 }
@@ -318,8 +321,8 @@ func FuzzShareGPTScan(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, fn, fok := scanShareGPT(data)
-		slow, sn, serr := parseShareGPTSlow("f.json", data)
+		fast, fn, fok := scanShareGPT(data, 1)
+		slow, sn, serr := parseShareGPTSlow("f.json", data, 1)
 		if fok && serr != nil {
 			t.Fatalf("scanner accepted what encoding/json rejects: %v", serr)
 		}
