@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/eventstream"
 	"github.com/llmbench/llmbench/internal/hfhub"
@@ -96,7 +97,13 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	fs.StringVar(&f.partSize, "part-size", "4096", "SageMaker PayloadPart size in bytes, or random")
 	fs.StringVar(&f.truthLog, "truth-log", "", "write per-request ground truth as JSON lines to this file")
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "count prompt tokens with this tokenizer (tokenizer.json path or Hugging Face id) instead of one per word")
-	ft := &cfg.Faults
+	bindSimFaultFlags(fs, &cfg.Faults)
+	return cmd
+}
+
+// bindSimFaultFlags declares the fault-injection flags (rates in 0..1,
+// deterministic with --seed).
+func bindSimFaultFlags(fs *pflag.FlagSet, ft *sim.Faults) {
 	fs.Float64Var(&ft.HTTP500Rate, "fault-500", 0, "rate of HTTP 500 answers")
 	fs.Float64Var(&ft.HTTP429Rate, "fault-429", 0, "rate of HTTP 429 answers (with Retry-After)")
 	fs.DurationVar(&ft.RetryAfter, "retry-after", time.Second, "Retry-After sent with 429 (whole seconds)")
@@ -115,7 +122,6 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	fs.Float64Var(&ft.ThrottleRate, "fault-throttle", 0, "SageMaker: rate of ThrottlingException answers")
 	fs.Float64Var(&ft.ModelErrorRate, "fault-model-error", 0, "SageMaker: rate of ModelError (424) answers")
 	fs.Float64Var(&ft.ModelNotReadyRate, "fault-model-not-ready", 0, "SageMaker: rate of ModelNotReadyException (429) answers")
-	return cmd
 }
 
 // simConfig resolves the flags into cfg.
