@@ -134,25 +134,10 @@ type Count struct {
 // validates p and every record and returns an error for unusable input;
 // it never modifies recs.
 func Summarize(recs []record.Record, p Params) (*Summary, error) {
-	if p.Percentiles == nil {
-		p.Percentiles = []float64{99}
-	}
-	if p.PercentileMetrics == nil {
-		p.PercentileMetrics = []string{TTFT, TPOT, ITL}
-	}
-	if err := p.Validate(); err != nil {
+	p, err := checkInputs(recs, p)
+	if err != nil {
 		return nil, err
 	}
-	for i := range recs {
-		if err := recs[i].Validate(); err != nil {
-			return nil, fmt.Errorf("record %d (index %d): %w", i, recs[i].Index, err)
-		}
-	}
-	selected := make(map[string]bool, len(p.PercentileMetrics))
-	for _, m := range p.PercentileMetrics {
-		selected[m] = true
-	}
-
 	s := &Summary{
 		Duration:      p.Duration,
 		Percentiles:   slices.Clone(p.Percentiles),
@@ -160,55 +145,10 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 		OutputLens:    make([]int, len(recs)),
 		OutputSources: make([]string, len(recs)),
 	}
-
-	// One pass for counters and the per-request lists. Lists hold
-	// successful requests only, in dispatch order.
-	// Sized for the common case (all succeed) so appends never copy.
-	ttfts := make([]float64, 0, len(recs))
-	e2els := make([]float64, 0, len(recs))
-	tpots := make([]float64, 0, len(recs))
-	allTPOTs := make([]float64, 0, len(recs))
-	nITL := 0
-	uncounted := 0
-	for i := range recs {
-		r := &recs[i]
-		if !r.Success {
-			s.Failed++
-			if len(s.FailedErrors) < maxFailedErrors {
-				s.FailedErrors = append(s.FailedErrors, r.Error)
-			}
-			continue
-		}
-		n, src, guessed := outputLen(r, &p)
-		if guessed {
-			uncounted++
-		}
-		s.OutputLens[i], s.OutputSources[i] = n, src
-		s.Completed++
-		var ok1, ok2 bool
-		s.TotalInput, ok1 = addCount(s.TotalInput, r.PromptLen)
-		s.TotalOutput, ok2 = addCount(s.TotalOutput, n)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("record %d (index %d): total token count overflows", i, r.Index)
-		}
-		tpot := 0.0
-		if n > 1 {
-			tpot = (r.Latency - r.TTFT) / float64(n-1)
-			tpots = append(tpots, tpot)
-		}
-		allTPOTs = append(allTPOTs, tpot)
-		ttfts = append(ttfts, r.TTFT)
-		e2els = append(e2els, r.Latency)
-		nITL += len(r.ITL)
+	l, err := collect(s, recs, &p)
+	if err != nil {
+		return nil, err
 	}
-	if uncounted > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf(
-			"%d successful request(s) had no usage count and no tokenizer was available to count their text; each counts as 1 output token (fallback-1)", uncounted))
-	}
-	if s.Completed == 0 {
-		s.Warnings = append(s.Warnings, AllFailedWarning)
-	}
-
 	d := p.Duration
 	s.RequestThroughput = float64(s.Completed) / d
 	s.OutputThroughput = float64(s.TotalOutput) / d
@@ -216,53 +156,15 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 	s.TotalTokenThroughput = (float64(s.TotalInput) + float64(s.TotalOutput)) / d
 
 	if len(p.Goodput) > 0 {
-		s.Good = countGood(p.Goodput, ttfts, allTPOTs, e2els)
+		s.Good = countGood(p.Goodput, l.ttfts, l.allTPOTs, l.e2els)
 		g := float64(s.Good) / d
 		s.RequestGoodput = &g
 	}
-
-	var err error
 	s.MaxOutputTokensPerS, s.MaxConcurrentRequests, err = peaks(recs)
 	if err != nil {
 		return nil, err
 	}
-
-	// Percentile metrics in vLLM's order. The lists built above are owned
-	// here, so describe may reorder them.
-	pct := p.Percentiles
-	for _, m := range MetricOrder {
-		if !selected[m] {
-			continue
-		}
-		switch m {
-		case TTFT:
-			if !p.NoTokenizer {
-				s.Metrics = append(s.Metrics, describe(m, ttfts, pct))
-			}
-		case TPOT:
-			if !p.NoTokenizer {
-				s.Metrics = append(s.Metrics, describe(m, tpots, pct))
-			}
-		case ITL:
-			if !p.NoTokenizer {
-				s.Metrics = append(s.Metrics, describeSegs(m, pooledITL(recs, s.Completed), nITL, pct, false))
-			}
-		case E2EL:
-			s.Metrics = append(s.Metrics, describe(m, e2els, pct))
-		case ClientQueueTime:
-			if p.MaxConcurrency <= 0 {
-				s.Warnings = append(s.Warnings, "percentile metric client_queue_time needs --max-concurrency; not reported")
-				continue
-			}
-			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.QueueTime }), pct))
-		case E2ELInclQueue:
-			if p.MaxConcurrency <= 0 || !p.RateFinite {
-				s.Warnings = append(s.Warnings, "percentile metric e2el_including_client_queue needs --max-concurrency and a finite --request-rate; not reported")
-				continue
-			}
-			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.Latency + r.QueueTime }), pct))
-		}
-	}
+	percentileMetrics(s, recs, &p, l)
 
 	var lagP99 float64
 	s.Extra, lagP99 = extras(recs, &p)
@@ -281,6 +183,128 @@ func Summarize(recs []record.Record, p Params) (*Summary, error) {
 	s.PerTurn = perTurn(recs, s.Percentiles)
 	s.Stream = streamSpecifics(recs, s.OutputSources)
 	return s, nil
+}
+
+// checkInputs fills p's defaults (vLLM's: p99 of TTFT, TPOT and ITL) and
+// validates p and every record.
+func checkInputs(recs []record.Record, p Params) (Params, error) {
+	if p.Percentiles == nil {
+		p.Percentiles = []float64{99}
+	}
+	if p.PercentileMetrics == nil {
+		p.PercentileMetrics = []string{TTFT, TPOT, ITL}
+	}
+	if err := p.Validate(); err != nil {
+		return p, err
+	}
+	for i := range recs {
+		if err := recs[i].Validate(); err != nil {
+			return p, fmt.Errorf("record %d (index %d): %w", i, recs[i].Index, err)
+		}
+	}
+	return p, nil
+}
+
+// lists are the per-request values of successful requests, in dispatch
+// order, that the percentile metrics and goodput read.
+type lists struct {
+	ttfts, e2els, tpots []float64
+	// allTPOTs has a 0 for single-token outputs (goodput counts them).
+	allTPOTs []float64
+	nITL     int
+}
+
+// collect is the one pass for counters and the per-request lists; it
+// fills s's counts, totals, output lengths and failure list.
+func collect(s *Summary, recs []record.Record, p *Params) (*lists, error) {
+	// Sized for the common case (all succeed) so appends never copy.
+	l := &lists{
+		ttfts: make([]float64, 0, len(recs)), e2els: make([]float64, 0, len(recs)),
+		tpots: make([]float64, 0, len(recs)), allTPOTs: make([]float64, 0, len(recs)),
+	}
+	uncounted := 0
+	for i := range recs {
+		r := &recs[i]
+		if !r.Success {
+			s.Failed++
+			if len(s.FailedErrors) < maxFailedErrors {
+				s.FailedErrors = append(s.FailedErrors, r.Error)
+			}
+			continue
+		}
+		n, src, guessed := outputLen(r, p)
+		if guessed {
+			uncounted++
+		}
+		s.OutputLens[i], s.OutputSources[i] = n, src
+		s.Completed++
+		var ok1, ok2 bool
+		s.TotalInput, ok1 = addCount(s.TotalInput, r.PromptLen)
+		s.TotalOutput, ok2 = addCount(s.TotalOutput, n)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("record %d (index %d): total token count overflows", i, r.Index)
+		}
+		tpot := 0.0
+		if n > 1 {
+			tpot = (r.Latency - r.TTFT) / float64(n-1)
+			l.tpots = append(l.tpots, tpot)
+		}
+		l.allTPOTs = append(l.allTPOTs, tpot)
+		l.ttfts = append(l.ttfts, r.TTFT)
+		l.e2els = append(l.e2els, r.Latency)
+		l.nITL += len(r.ITL)
+	}
+	if uncounted > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf(
+			"%d successful request(s) had no usage count and no tokenizer was available to count their text; each counts as 1 output token (fallback-1)", uncounted))
+	}
+	if s.Completed == 0 {
+		s.Warnings = append(s.Warnings, AllFailedWarning)
+	}
+	return l, nil
+}
+
+// percentileMetrics appends the selected metrics in vLLM's order. The
+// lists are owned here, so describe may reorder them.
+func percentileMetrics(s *Summary, recs []record.Record, p *Params, l *lists) {
+	selected := make(map[string]bool, len(p.PercentileMetrics))
+	for _, m := range p.PercentileMetrics {
+		selected[m] = true
+	}
+	pct := p.Percentiles
+	for _, m := range MetricOrder {
+		if !selected[m] {
+			continue
+		}
+		switch m {
+		case TTFT:
+			if !p.NoTokenizer {
+				s.Metrics = append(s.Metrics, describe(m, l.ttfts, pct))
+			}
+		case TPOT:
+			if !p.NoTokenizer {
+				s.Metrics = append(s.Metrics, describe(m, l.tpots, pct))
+			}
+		case ITL:
+			if !p.NoTokenizer {
+				s.Metrics = append(s.Metrics, describeSegs(m, pooledITL(recs, s.Completed), l.nITL, pct, false))
+			}
+		case E2EL:
+			s.Metrics = append(s.Metrics, describe(m, l.e2els, pct))
+		case ClientQueueTime:
+			if p.MaxConcurrency <= 0 {
+				s.Warnings = append(s.Warnings, "percentile metric client_queue_time needs --max-concurrency; not reported")
+				continue
+			}
+			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.QueueTime }), pct))
+		case E2ELInclQueue:
+			if p.MaxConcurrency <= 0 || !p.RateFinite {
+				s.Warnings = append(s.Warnings, "percentile metric e2el_including_client_queue needs --max-concurrency and a finite --request-rate; not reported")
+				continue
+			}
+			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.Latency + r.QueueTime }), pct))
+		}
+	}
 }
 
 // outputLen is vLLM's per-request output length: usage.completion_tokens
