@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/merge"
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
@@ -54,6 +55,16 @@ See docs/distributed.md.`,
 
 // runMerge reads, merges, prints the table and writes the outputs.
 func runMerge(env *Env, args []string, output, saveRecords string) error {
+	sweeps, err := sweepFiles(args)
+	if err != nil || len(sweeps) > 0 {
+		if err == nil && saveRecords != "" {
+			err = usageErrorf("--save-records merges one run; a sweep's merged steps are saved beside -o")
+		}
+		if err != nil {
+			return err
+		}
+		return mergeSweeps(env, sweeps, output)
+	}
 	files, err := mergeFiles(args)
 	if err != nil {
 		return err
@@ -105,21 +116,31 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if output == "" {
 		return nil
 	}
-	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
+	obj, err := mergedObject(m, s)
 	if err != nil {
 		return err
 	}
-	obj.Set("llmbench_merge", map[string]any{
-		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
-		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
-		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
-	})
 	path, err := report.SaveResult("", output, false, obj)
 	if err != nil {
 		return fmt.Errorf("saving merged result: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "Merged result saved to %s\n", path)
 	return nil
+}
+
+// mergedObject is the merged result JSON: vLLM's result with the
+// per-request arrays, the llmbench object and the llmbench_merge object.
+func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, error) {
+	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
+	if err != nil {
+		return nil, err
+	}
+	obj.Set("llmbench_merge", map[string]any{
+		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
+		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
+		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
+	})
+	return obj, nil
 }
 
 // workerRecordsGlob matches the records files workers save under their

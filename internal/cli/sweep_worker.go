@@ -20,6 +20,10 @@ import (
 // step's warm-ups, on a server that answers in seconds.
 const defaultStepGap = 30 * time.Second
 
+// lateMarker ends the note of a step that started late; merge carries
+// such notes into the merged sweep.
+const lateMarker = "late: raise --step-gap"
+
 // checkSweepWorker validates the clock schedule and worker mode of a
 // sweep (docs/distributed.md, "Sweeps"). Workers have no coordinator, so
 // they agree on step boundaries by the clock alone: step k starts at
@@ -78,7 +82,7 @@ func (d *sweepDriver) lateNote(o *bench.Outcome) string {
 	if o.Late <= 0 {
 		return ""
 	}
-	note := fmt.Sprintf("step %d started %v late: raise --step-gap (it must cover the previous step's drain and this step's warm-ups)", d.n, o.Late.Round(time.Millisecond))
+	note := fmt.Sprintf("step %d started %v %s (it must cover the previous step's drain and this step's warm-ups)", d.n, o.Late.Round(time.Millisecond), lateMarker)
 	if w := d.o.w.info; w != nil {
 		note = fmt.Sprintf("worker %d: %s", w.Index, note)
 	}
