@@ -40,15 +40,23 @@ a folder: its files named *-worker-*.records.jsonl (the workers' default
 names).
 merge refuses, with exit code 2: a summary without per-request records,
 results of different runs or workloads, a missing or duplicate worker.
+
+Sweeps: given the workers' sweep files (sweep-*-worker-*.json, from
+llmbench sweep --worker-count N) or a folder holding them, merge checks
+one run and one ladder, merges each step's records across the workers as
+above, and analyses the merged steps as sweep does (table, verdict; with
+-o the merged sweep file, its CSV and each merged step's result in the
+folder of the same name). A step missing from one worker is refused.
 See docs/distributed.md.`,
 		Example: `  llmbench merge results/run-*-worker-*.json -o merged.json
-  llmbench merge results/run1 -o results/run1/merged.json --save-records results/run1/merged.records.jsonl`,
+  llmbench merge results/run1 -o results/run1/merged.json --save-records results/run1/merged.records.jsonl
+  llmbench merge results/sweep1 -o results/sweep1/sweep-merged.json`,
 		Args: argsBetween(1, -1, "want the result or records files of every worker"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(env, args, output, saveRecords)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged result JSON (vLLM's format, with per-request arrays) to this file")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged result JSON (vLLM's format, with per-request arrays) to this file; for sweeps, the merged sweep file")
 	cmd.Flags().StringVar(&saveRecords, "save-records", "", "also write the merged records (one timeline) to this file, for llmbench metrics and report")
 	return cmd
 }
