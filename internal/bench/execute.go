@@ -64,6 +64,11 @@ type Outcome struct {
 	Verdict   selfcheck.Result
 	// Preconnected counts the connections Plan.Preconnect opened.
 	Preconnected int
+	// Late is how far past Plan.StartAt the step was when it was ready to
+	// wait for it (ready check, warm-ups and connections done): 0 when it
+	// was ready in time or has no StartAt. A late step starts at once, so
+	// workers that share StartAt did not start together.
+	Late time.Duration
 }
 
 // Preconnecter is a backend that can open its connections ahead of a run
@@ -107,6 +112,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	out := &Outcome{RampEvents: ramp}
 	if out.Preconnected, err = preconnect(ctx, p, h); err != nil {
 		return nil, err
+	}
+	if !p.StartAt.IsZero() {
+		out.Late = max(0, time.Since(p.StartAt))
 	}
 	if err := waitUntil(ctx, p.StartAt); err != nil { // distributed runs: share.go
 		return nil, ErrInterruptedEarly

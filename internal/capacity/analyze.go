@@ -16,6 +16,8 @@ package capacity
 import (
 	"fmt"
 	"math"
+
+	"github.com/llmbench/llmbench/internal/record"
 )
 
 // Saturation rule thresholds (docs/capacity.md, "Saturation point").
@@ -80,6 +82,11 @@ type Sweep struct {
 	Pricing *Pricing `json:"pricing,omitempty"`
 	// Notes are caveats: harness-limited steps, Little's-law mismatches.
 	Notes []string `json:"notes"`
+	// Worker identifies a distributed sweep (docs/distributed.md): on a
+	// worker's sweep file its run id, config hash and index; on the
+	// output of llmbench merge the run, with Merged set. Absent for a
+	// single process.
+	Worker *record.WorkerInfo `json:"worker,omitempty"`
 }
 
 // Analyze evaluates sla on every row, finds the saturation point and

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/merge"
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
@@ -39,21 +40,39 @@ a folder: its files named *-worker-*.records.jsonl (the workers' default
 names).
 merge refuses, with exit code 2: a summary without per-request records,
 results of different runs or workloads, a missing or duplicate worker.
+
+Sweeps: given the workers' sweep files (sweep-*-worker-*.json, from
+llmbench sweep --worker-count N) or a folder holding them, merge checks
+one run and one ladder, merges each step's records across the workers as
+above, and analyses the merged steps as sweep does (table, verdict; with
+-o the merged sweep file, its CSV and each merged step's result in the
+folder of the same name). A step missing from one worker is refused.
 See docs/distributed.md.`,
 		Example: `  llmbench merge results/run-*-worker-*.json -o merged.json
-  llmbench merge results/run1 -o results/run1/merged.json --save-records results/run1/merged.records.jsonl`,
+  llmbench merge results/run1 -o results/run1/merged.json --save-records results/run1/merged.records.jsonl
+  llmbench merge results/sweep1 -o results/sweep1/sweep-merged.json`,
 		Args: argsBetween(1, -1, "want the result or records files of every worker"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(env, args, output, saveRecords)
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged result JSON (vLLM's format, with per-request arrays) to this file")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged result JSON (vLLM's format, with per-request arrays) to this file; for sweeps, the merged sweep file")
 	cmd.Flags().StringVar(&saveRecords, "save-records", "", "also write the merged records (one timeline) to this file, for llmbench metrics and report")
 	return cmd
 }
 
 // runMerge reads, merges, prints the table and writes the outputs.
 func runMerge(env *Env, args []string, output, saveRecords string) error {
+	sweeps, err := sweepFiles(args)
+	if err != nil || len(sweeps) > 0 {
+		if err == nil && saveRecords != "" {
+			err = usageErrorf("--save-records merges one run; a sweep's merged steps are saved beside -o")
+		}
+		if err != nil {
+			return err
+		}
+		return mergeSweeps(env, sweeps, output)
+	}
 	files, err := mergeFiles(args)
 	if err != nil {
 		return err
@@ -105,21 +124,31 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if output == "" {
 		return nil
 	}
-	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
+	obj, err := mergedObject(m, s)
 	if err != nil {
 		return err
 	}
-	obj.Set("llmbench_merge", map[string]any{
-		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
-		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
-		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
-	})
 	path, err := report.SaveResult("", output, false, obj)
 	if err != nil {
 		return fmt.Errorf("saving merged result: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "Merged result saved to %s\n", path)
 	return nil
+}
+
+// mergedObject is the merged result JSON: vLLM's result with the
+// per-request arrays, the llmbench object and the llmbench_merge object.
+func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, error) {
+	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
+	if err != nil {
+		return nil, err
+	}
+	obj.Set("llmbench_merge", map[string]any{
+		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
+		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
+		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
+	})
+	return obj, nil
 }
 
 // workerRecordsGlob matches the records files workers save under their

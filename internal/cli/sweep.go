@@ -31,6 +31,10 @@ type sweepFlags struct {
 	refine                    int
 	thinkTime                 string
 	spawnRate                 float64
+	// stepGap is the pause between steps on the clock schedule
+	// (sweep_worker.go): step k starts at --start-at + k × (stepDuration
+	// + stepGap).
+	stepGap time.Duration
 }
 
 // sweepOptions is "llmbench sweep": run's options plus the ladder.
@@ -53,7 +57,15 @@ saved beside the sweep file (sweep-*.json, and a CSV of the rows).
 Loads: --concurrency keeps exactly c requests in flight (closed loop),
 --request-rates sends open loop at each rate, --users runs closed-loop users
 with --think-time between requests. A step ends after --prompts-per-step
-requests or --step-duration, after --step-warmup warm-up requests.`,
+requests or --step-duration, after --step-warmup warm-up requests.
+
+Distributed (docs/distributed.md): with --worker-count N, --worker-index I,
+--start-at T and --step-duration D, each worker runs its share of every
+step (the users or concurrency split I modulo N, the requests of a rate
+split by index modulo N), step k starting at T + k x (D + --step-gap);
+each step keeps its per-request records, and llmbench merge combines the
+workers' sweeps step by step. --refine and --stop-when-saturated are
+refused there (they need the merged data).`,
 		Example: `  # the capacity question on a vLLM server
   llmbench sweep --base-url http://127.0.0.1:8000 --model M \
     --concurrency 1,2,4,8,16,32,64,128 --refine 4 \
@@ -61,7 +73,12 @@ requests or --step-duration, after --step-warmup warm-up requests.`,
 
   # chat users who think 1-3 s between turns, 60 s per step
   llmbench sweep --backend openai-chat --users 10,50,100,200 \
-    --think-time 1s-3s --step-duration 60s`,
+    --think-time 1s-3s --step-duration 60s
+
+  # worker 0 of 4 of a distributed sweep; merge the 4 sweeps afterwards
+  llmbench sweep --concurrency 8,16,32 --step-duration 60s --step-gap 30s \
+    --worker-index 0 --worker-count 4 --start-at 2026-12-01T15:00:00Z
+  llmbench merge results/ -o results/sweep-merged.json`,
 		Args: argsBetween(0, 0, "takes flags only"),
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.sweep(cmd.Context(), env, cmd) },
 	}
@@ -82,6 +99,8 @@ requests or --step-duration, after --step-warmup warm-up requests.`,
 	fs.StringVar(&s.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
 	fs.BoolVar(&s.stopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
 	fs.IntVar(&s.refine, "refine", 0, "after the ladder, bisect between the last passing and first failing load, at most this many extra steps")
+	fs.DurationVar(&s.stepGap, "step-gap", defaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
+	bindWorkerFlags(fs, &o.w)
 	return cmd
 }
 
@@ -183,6 +202,12 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
+	if err := o.resolveWorker(cmd, env); err != nil { // distributed sweeps: sweep_worker.go
+		return err
+	}
+	if err := o.checkSweepWorker(cmd, kind, loads); err != nil {
+		return err
+	}
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
 	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
@@ -198,6 +223,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if err := d.prepareDir(); err != nil {
 		return err
 	}
+	d.printSchedule(ui.errw)
 	d.ladder(ctx, loads)
 	d.refine(ctx)
 	return d.finish(ctx)
@@ -221,6 +247,9 @@ type sweepDriver struct {
 	total   int // steps planned (grows with refinement)
 	// stopped says why the sweep ended early ("" = it did not).
 	stopped string
+	// late are the steps that started late on the clock schedule
+	// (lateNote), kept in the sweep file's notes.
+	late []string
 }
 
 func (d *sweepDriver) label() string {
@@ -234,8 +263,12 @@ func (d *sweepDriver) label() string {
 }
 
 // sweepPath is the sweep file's path; its steps go to a folder of the
-// same name.
+// same name. A worker's is named after the run and its index, so workers
+// writing to one folder never collide and merge finds them.
 func (d *sweepDriver) sweepPath() string {
+	if w := d.o.w.info; w != nil {
+		return filepath.Join(d.o.f.resultDir, fmt.Sprintf("sweep-%s-worker-%d.json", w.RunID, w.Index))
+	}
 	return filepath.Join(d.o.f.resultDir, capacity.FileName(d.label(), d.kind, d.date))
 }
 
@@ -318,6 +351,13 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 		return &UsageError{Err: err}
 	}
 	an.Price(price)
+	an.Notes = append(an.Notes, d.late...)
+	if an.Worker = d.o.w.info; an.Worker != nil {
+		// Loads name the whole step (so the workers' steps match), while
+		// the figures are this worker's share: only the merge is the
+		// sweep (its Little's-law check, too).
+		an.Notes = append(an.Notes, fmt.Sprintf("worker %d of %d: each row measures this worker's share of the step's load; run llmbench merge on all the workers' sweeps for the analysis", an.Worker.Index, an.Worker.Count))
+	}
 	fmt.Fprintln(d.ui.out)
 	if err := capacity.WriteText(d.ui.out, an); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
@@ -62,18 +63,20 @@ func (d *sweepDriver) stepWarmups(l float64) int {
 // (interrupted, or the step could not run).
 func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	d.n++
-	p := d.base.Step(d.stepLoad(l), d.stepRequests(l))
-	p.NumWarmups = d.stepWarmups(l)
-	if d.n > 1 {
-		p.ReadyCheck = 0 // the endpoint answered the first step
-	}
 	what := fmt.Sprintf("step %d of %d: %s %s", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64))
 	if d.o.s.runs > 1 {
 		what += fmt.Sprintf(" (run %d of %d)", run, d.o.s.runs)
 	}
+	p, err := d.stepPlan(l)
+	if err != nil {
+		d.stopped = fmt.Sprintf("%s: %v", what, err)
+		fmt.Fprintln(d.ui.errw, "  "+d.stopped)
+		return false
+	}
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
 	d.o.live.startPhase(fmt.Sprintf("step-%d", d.n), p)
-	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{}))
+	rec := d.stepRecords(stepName(d.kind, l, run, d.o.s.runs))
+	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{OpenRecords: rec.open}))
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
 		fmt.Fprintln(d.ui.errw, "  "+d.stopped)
@@ -83,7 +86,8 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		d.stopped = what + " was interrupted; it is left out"
 		return false
 	}
-	row, err := d.rowOf(p, outcome, l, run, cpuShare(outcome))
+	warn := d.lateNote(outcome)
+	row, err := d.rowOf(p, outcome, stepInfo{load: l, run: run, rec: rec, warn: warn})
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s: %v", what, err)
 		return false
@@ -97,25 +101,63 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	return ctx.Err() == nil
 }
 
-// rowOf summarizes a step, saves its full result and returns its row.
-func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, l float64, run int, cpu *float64) (capacity.Row, error) {
+// stepPlan is the plan of the next step at level l: in worker mode this
+// worker's share of it, and under --start-at its start instant on the
+// clock schedule (sweep_worker.go).
+func (d *sweepDriver) stepPlan(l float64) (*bench.Plan, error) {
+	p := d.base.Step(d.stepLoad(l), d.stepRequests(l))
+	p.NumWarmups = d.stepWarmups(l)
+	if d.n > 1 {
+		p.ReadyCheck = 0 // the endpoint answered the first step
+	}
+	p.StartAt = d.stepStart(d.n - 1)
+	if w := d.o.w.info; w != nil {
+		return p.Share(bench.Share{Index: w.Index, Count: w.Count})
+	}
+	return p, nil
+}
+
+// stepName is the file name of a step's result (its records take
+// .records.jsonl instead of .json); merge matches the steps of the
+// workers of a sweep by it.
+func stepName(kind capacity.Kind, l float64, run, runs int) string {
+	if runs > 1 {
+		return fmt.Sprintf("%s-%s-run%d.json", kind, strconv.FormatFloat(l, 'f', -1, 64), run)
+	}
+	return fmt.Sprintf("%s-%s.json", kind, strconv.FormatFloat(l, 'f', -1, 64))
+}
+
+// stepInfo is what rowOf needs besides the plan and the outcome.
+type stepInfo struct {
+	load float64
+	run  int
+	rec  *recordsOut
+	// warn is the step's clock-schedule warning ("" = none).
+	warn string
+}
+
+// rowOf summarizes a step, closes its records, saves its full result
+// and returns its row.
+func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) (capacity.Row, error) {
 	sum, err := bench.Summarize(p, outcome)
 	if err != nil {
 		return capacity.Row{}, err
 	}
+	si.rec.close(outcome, &sum.Params, d.ui.errw)
 	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true})
 	if err != nil {
 		return capacity.Row{}, err
 	}
-	name := fmt.Sprintf("%s-%s.json", d.kind, strconv.FormatFloat(l, 'f', -1, 64))
-	if d.o.s.runs > 1 {
-		name = fmt.Sprintf("%s-%s-run%d.json", d.kind, strconv.FormatFloat(l, 'f', -1, 64), run)
+	if w := d.o.w.info; w != nil {
+		obj.Set("llmbench_worker", map[string]any{"run_id": w.RunID, "config_hash": w.ConfigHash,
+			"index": w.Index, "count": w.Count, "step_start_at": p.StartAt.UTC().Format(time.RFC3339Nano),
+			"late_s": outcome.Late.Seconds(), "warning": si.warn})
 	}
-	path, err := report.SaveResult(d.dir, name, false, obj)
+	path, err := report.SaveResult(d.dir, stepName(d.kind, si.load, si.run, d.o.s.runs), false, obj)
 	if err != nil {
 		return capacity.Row{}, fmt.Errorf("saving the step result: %w", err)
 	}
-	st := capacity.Step{Load: l, Kind: d.kind, ResultFile: path, ClientCPU: cpu}
+	st := capacity.Step{Load: si.load, Kind: d.kind, ResultFile: path, ClientCPU: cpuShare(outcome)}
 	if d.kind == capacity.Users {
 		st.MeanThinkS = d.think.Mean().Seconds()
 	}

@@ -137,33 +137,61 @@ func check(inputs []Input) (*Input, error) {
 			return nil, fmt.Errorf("%s has no wall-clock anchor: its records cannot be placed on a common timeline", in.Name)
 		}
 	}
-	ref := &inputs[0]
-	byIndex := map[int]*Input{}
+	members := make([]Member, len(inputs))
 	for i := range inputs {
-		in, w, rw := &inputs[i], inputs[i].Header.Worker, ref.Header.Worker
+		members[i] = Member{Name: inputs[i].Name, Worker: inputs[i].Header.Worker}
+	}
+	first, err := Check(members)
+	if err != nil {
+		return nil, err
+	}
+	return &inputs[first], nil
+}
+
+// Member is one part of a distributed run as Check sees it: a worker's
+// records file, or a worker's sweep file.
+type Member struct {
+	// Name names the member in messages (its path).
+	Name string
+	// Worker is its worker block; not nil.
+	Worker *record.WorkerInfo
+}
+
+// Check verifies that members are the workers 0..N-1 of one run — one
+// run id, one config hash, one worker count, each index exactly once —
+// and returns the position of worker 0. Run merges and sweep merges
+// refuse with the same words.
+func Check(members []Member) (int, error) {
+	if len(members) == 0 {
+		return 0, errors.New("no inputs to merge")
+	}
+	ref := &members[0]
+	byIndex := map[int]int{}
+	for i := range members {
+		in, w, rw := &members[i], members[i].Worker, ref.Worker
 		switch {
 		case w.RunID != rw.RunID:
-			return nil, fmt.Errorf("results from different runs: %s is run %s, %s is run %s", ref.Name, rw.RunID, in.Name, w.RunID)
+			return 0, fmt.Errorf("results from different runs: %s is run %s, %s is run %s", ref.Name, rw.RunID, in.Name, w.RunID)
 		case w.ConfigHash != rw.ConfigHash:
-			return nil, fmt.Errorf("run %s: %s and %s ran different workloads (config hash %s, %s)", w.RunID, ref.Name, in.Name, rw.ConfigHash, w.ConfigHash)
+			return 0, fmt.Errorf("run %s: %s and %s ran different workloads (config hash %s, %s)", w.RunID, ref.Name, in.Name, rw.ConfigHash, w.ConfigHash)
 		case w.Count != rw.Count:
-			return nil, fmt.Errorf("run %s: %s says %d workers, %s says %d", w.RunID, ref.Name, rw.Count, in.Name, w.Count)
+			return 0, fmt.Errorf("run %s: %s says %d workers, %s says %d", w.RunID, ref.Name, rw.Count, in.Name, w.Count)
 		case w.Index < 0 || w.Index >= w.Count:
-			return nil, fmt.Errorf("%s: worker index %d is outside 0..%d", in.Name, w.Index, w.Count-1)
+			return 0, fmt.Errorf("%s: worker index %d is outside 0..%d", in.Name, w.Index, w.Count-1)
 		}
 		if prev, dup := byIndex[w.Index]; dup {
-			return nil, fmt.Errorf("run %s: worker %d appears twice (%s and %s)", w.RunID, w.Index, prev.Name, in.Name)
+			return 0, fmt.Errorf("run %s: worker %d appears twice (%s and %s)", w.RunID, w.Index, members[prev].Name, in.Name)
 		}
-		byIndex[w.Index] = in
+		byIndex[w.Index] = i
 	}
 	var missing []string
-	for i := range ref.Header.Worker.Count {
-		if byIndex[i] == nil {
+	for i := range ref.Worker.Count {
+		if _, ok := byIndex[i]; !ok {
 			missing = append(missing, fmt.Sprint(i))
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("run %s: worker %s of 0..%d missing: merge needs every worker's records", ref.Header.Worker.RunID, strings.Join(missing, ", "), ref.Header.Worker.Count-1)
+		return 0, fmt.Errorf("run %s: worker %s of 0..%d missing: merge needs every worker's records", ref.Worker.RunID, strings.Join(missing, ", "), ref.Worker.Count-1)
 	}
 	return byIndex[0], nil
 }
