@@ -55,7 +55,7 @@ var workerExcluded = map[string]bool{
 	"config": true, "no-config": true, "course": true, "print-command": true,
 	"cloudwatch": true, "cloudwatch-wait": true, "price-per-hour": true, "instance-type": true,
 	"instance-count": true, "profile": true, "no-instance-metadata": true,
-	"max-error-rate": true, "latency-from-intended": true,
+	"max-error-rate": true, "latency-from-intended": true, "html": true, "require-valid": true,
 }
 
 // configHash hashes the name and value of every flag that defines the
