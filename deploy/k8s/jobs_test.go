@@ -1,6 +1,7 @@
 package k8s
 
 import (
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -25,6 +26,39 @@ import (
 // step, reading the folder the workers write to).
 func TestWorkerJobs(t *testing.T) {
 	t.Parallel()
+	jobs, pvc, run := manifests(t)
+	workers, merge := jobs["llmbench-workers"], jobs["llmbench-merge"]
+	if workers == nil || merge == nil {
+		t.Fatalf("want the Jobs llmbench-workers and llmbench-merge; got %v", slices.Collect(maps.Keys(jobs)))
+	}
+	wcmd := workerJob(t, workers, pvc, run, "run", "start-at", "save-detailed", "result-dir")
+	mergeJob(t, merge, pvc, run, wcmd)
+}
+
+// TestSweepWorkerJobs: the distributed sweep's manifests fit together in
+// the same way: an Indexed Job of sweep workers on the clock schedule
+// (--start-at and --step-duration given, no --refine), and a merge Job
+// reading the folder they write to.
+func TestSweepWorkerJobs(t *testing.T) {
+	t.Parallel()
+	jobs, pvc, run := manifests(t)
+	workers, merge := jobs["llmbench-sweep-workers"], jobs["llmbench-sweep-merge"]
+	if workers == nil || merge == nil {
+		t.Fatalf("want the Jobs llmbench-sweep-workers and llmbench-sweep-merge; got %v", slices.Collect(maps.Keys(jobs)))
+	}
+	wcmd := workerJob(t, workers, pvc, run, "sweep", "start-at", "step-duration", "result-dir")
+	for _, name := range []string{"refine", "stop-when-saturated"} {
+		if wcmd.Flags().Changed(name) {
+			t.Errorf("sweep workers: --%s is refused in worker mode", name)
+		}
+	}
+	mergeJob(t, merge, pvc, run, wcmd)
+}
+
+// manifests decodes every manifest and returns the Jobs by name, the
+// results volume claim and the run's ConfigMap.
+func manifests(t *testing.T) (map[string]*batchv1.Job, *corev1.PersistentVolumeClaim, *corev1.ConfigMap) {
+	t.Helper()
 	jobs := map[string]*batchv1.Job{}
 	var pvc *corev1.PersistentVolumeClaim
 	var run *corev1.ConfigMap
@@ -40,9 +74,8 @@ func TestWorkerJobs(t *testing.T) {
 			}
 		}
 	}
-	workers, merge := jobs["llmbench-workers"], jobs["llmbench-merge"]
-	if workers == nil || merge == nil || pvc == nil || run == nil {
-		t.Fatalf("want the Jobs llmbench-workers and llmbench-merge, a PersistentVolumeClaim and the ConfigMap llmbench-run; got jobs %v", jobs)
+	if pvc == nil || run == nil {
+		t.Fatal("want a PersistentVolumeClaim and the ConfigMap llmbench-run")
 	}
 	if _, err := time.Parse(time.RFC3339, run.Data["START_AT"]); err != nil || run.Data["RUN_NAME"] == "" {
 		t.Errorf("ConfigMap llmbench-run: %v (%v)", run.Data, err)
@@ -50,29 +83,44 @@ func TestWorkerJobs(t *testing.T) {
 	if !slices.Contains(pvc.Spec.AccessModes, corev1.ReadWriteMany) {
 		t.Errorf("volume %s: access modes %v; worker pods on several nodes need ReadWriteMany", pvc.Name, pvc.Spec.AccessModes)
 	}
+	return jobs, pvc, run
+}
+
+// workerJob checks an Indexed Job of workers (completions = parallelism =
+// the worker count it passes to llmbench) whose arguments parse as
+// llmbench command with the flags want, and returns the parsed command.
+func workerJob(t *testing.T, workers *batchv1.Job, pvc *corev1.PersistentVolumeClaim, run *corev1.ConfigMap, command string, want ...string) *cobra.Command {
+	t.Helper()
 	s := &workers.Spec
 	c := container(t, workers, pvc.Name)
 	count, err := strconv.Atoi(envValue(c, "LLMBENCH_WORKER_COUNT"))
 	if err != nil || s.CompletionMode == nil || *s.CompletionMode != batchv1.IndexedCompletion ||
 		s.Completions == nil || s.Parallelism == nil || *s.Completions != int32(count) || *s.Parallelism != int32(count) {
-		t.Errorf("workers: mode %v, completions %v, parallelism %v, LLMBENCH_WORKER_COUNT %d (%v): want Indexed with all three equal",
-			s.CompletionMode, s.Completions, s.Parallelism, count, err)
+		t.Errorf("%s: mode %v, completions %v, parallelism %v, LLMBENCH_WORKER_COUNT %d (%v): want Indexed with all three equal",
+			workers.Name, s.CompletionMode, s.Completions, s.Parallelism, count, err)
 	}
 	wargs := expand(t, c, run)
-	wcmd := parse(t, wargs, "run")
-	for _, name := range []string{"start-at", "save-detailed", "result-dir"} {
+	wcmd := parse(t, wargs, command)
+	for _, name := range want {
 		if !wcmd.Flags().Changed(name) {
-			t.Errorf("workers: --%s not given (args %v)", name, wargs)
+			t.Errorf("%s: --%s not given (args %v)", workers.Name, name, wargs)
 		}
 	}
 	if _, err := time.Parse(time.RFC3339Nano, wcmd.Flags().Lookup("start-at").Value.String()); err != nil {
-		t.Errorf("workers: --start-at: %v", err)
+		t.Errorf("%s: --start-at: %v", workers.Name, err)
 	}
+	return wcmd
+}
+
+// mergeJob checks that the merge Job reads the folder the workers write
+// to and writes -o.
+func mergeJob(t *testing.T, merge *batchv1.Job, pvc *corev1.PersistentVolumeClaim, run *corev1.ConfigMap, workers *cobra.Command) {
+	t.Helper()
 	margs := expand(t, container(t, merge, pvc.Name), run)
 	mcmd := parse(t, margs, "merge")
-	dir := wcmd.Flags().Lookup("result-dir").Value.String()
+	dir := workers.Flags().Lookup("result-dir").Value.String()
 	if len(mcmd.Flags().Args()) != 1 || mcmd.Flags().Args()[0] != dir || !mcmd.Flags().Changed("output") {
-		t.Errorf("merge reads %v and writes -o %v; the workers write to %s", mcmd.Flags().Args(), mcmd.Flags().Changed("output"), dir)
+		t.Errorf("%s reads %v and writes -o %v; the workers write to %s", merge.Name, mcmd.Flags().Args(), mcmd.Flags().Changed("output"), dir)
 	}
 }
 
