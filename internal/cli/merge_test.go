@@ -116,13 +116,44 @@ func concatWorkers(t *testing.T, files []string, startAt time.Time, n int) (stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	type worker struct {
-		h    record.Header
-		p    record.Params
-		recs []record.Record
+	ws := readWorkerFiles(t, files)
+	for _, w := range ws {
+		h := w.h
+		if h.Start.UnixNano < startAt.UnixNano() {
+			t.Errorf("worker %d began dispatch %v before --start-at", h.Worker.Index, time.Duration(startAt.UnixNano()-h.Start.UnixNano))
+		}
+		for _, r := range w.recs {
+			if r.Index%h.Worker.Count != h.Worker.Index || r.Worker != h.Worker.Index+1 || *r.IntendedTime != plan.Offsets[r.Index].Seconds() {
+				t.Errorf("worker %d: record %d (worker %d) intended at %v, want the global offset %v",
+					h.Worker.Index, r.Index, r.Worker, *r.IntendedTime, plan.Offsets[r.Index].Seconds())
+			}
+		}
+		if h.Worker.RunID != ws[0].h.Worker.RunID || h.Worker.ConfigHash != ws[0].h.Worker.ConfigHash {
+			t.Errorf("worker %d: run %s config %s; worker %d: %s %s", h.Worker.Index, h.Worker.RunID, h.Worker.ConfigHash,
+				ws[0].h.Worker.Index, ws[0].h.Worker.RunID, ws[0].h.Worker.ConfigHash)
+		}
 	}
-	var ws []worker
-	a0 := int64(0)
+	path, all := writeUnion(t, ws, filepath.Dir(files[0]))
+	for i, r := range all {
+		if r.Index != i {
+			t.Fatalf("the workers' records are not requests 0..%d once each (position %d holds %d)", n-1, i, r.Index)
+		}
+	}
+	return path, ws[0].h.Worker.RunID
+}
+
+// workerFile is one worker's records file, read back.
+type workerFile struct {
+	h    record.Header
+	p    record.Params
+	recs []record.Record
+}
+
+// readWorkerFiles reads the workers' records files; each must carry a
+// worker block and a wall-clock anchor.
+func readWorkerFiles(t *testing.T, files []string) []workerFile {
+	t.Helper()
+	var ws []workerFile
 	for _, f := range files {
 		fh, err := os.Open(f)
 		if err != nil {
@@ -137,23 +168,20 @@ func concatWorkers(t *testing.T, files []string, startAt time.Time, n int) (stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.Start.UnixNano < startAt.UnixNano() {
-			t.Errorf("worker %d began dispatch %v before --start-at", h.Worker.Index, time.Duration(startAt.UnixNano()-h.Start.UnixNano))
-		}
-		for _, r := range recs {
-			if r.Index%h.Worker.Count != h.Worker.Index || r.Worker != h.Worker.Index+1 || *r.IntendedTime != plan.Offsets[r.Index].Seconds() {
-				t.Errorf("worker %d: record %d (worker %d) intended at %v, want the global offset %v",
-					h.Worker.Index, r.Index, r.Worker, *r.IntendedTime, plan.Offsets[r.Index].Seconds())
-			}
-		}
-		if len(ws) > 0 && (h.Worker.RunID != ws[0].h.Worker.RunID || h.Worker.ConfigHash != ws[0].h.Worker.ConfigHash) {
-			t.Errorf("worker %d: run %s config %s; worker %d: %s %s", h.Worker.Index, h.Worker.RunID, h.Worker.ConfigHash,
-				ws[0].h.Worker.Index, ws[0].h.Worker.RunID, ws[0].h.Worker.ConfigHash)
-		}
-		if a0 == 0 || h.Start.UnixNano < a0 {
-			a0 = h.Start.UnixNano
-		}
-		ws = append(ws, worker{h, p, recs})
+		ws = append(ws, workerFile{h, p, recs})
+	}
+	return ws
+}
+
+// writeUnion writes the workers' records, by index, onto the earliest
+// worker's clock (what merge must equal), as a records file in dir with
+// worker 0's params and the span of all; it returns the file and the
+// records.
+func writeUnion(t *testing.T, ws []workerFile, dir string) (string, []record.Record) {
+	t.Helper()
+	a0 := ws[0].h.Start.UnixNano
+	for _, w := range ws {
+		a0 = min(a0, w.h.Start.UnixNano)
 	}
 	var all []record.Record
 	var params record.Params
@@ -166,27 +194,24 @@ func concatWorkers(t *testing.T, files []string, startAt time.Time, n int) (stri
 		}
 		for _, r := range w.recs {
 			r.StartTime += off
-			it := *r.IntendedTime + off
-			r.IntendedTime = &it
+			if r.IntendedTime != nil {
+				it := *r.IntendedTime + off
+				r.IntendedTime = &it
+			}
 			all = append(all, r)
 		}
 	}
 	slices.SortFunc(all, func(a, b record.Record) int { return a.Index - b.Index })
-	for i, r := range all {
-		if r.Index != i {
-			t.Fatalf("the workers' records are not requests 0..%d once each (position %d holds %d)", n-1, i, r.Index)
-		}
-	}
 	params.DurationS = dur
 	var buf bytes.Buffer
 	if err := record.WriteJSONLines(&buf, params, all); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(filepath.Dir(files[0]), "concatenated.records.jsonl")
+	path := filepath.Join(dir, "concatenated.records.jsonl")
 	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return path, ws[0].h.Worker.RunID
+	return path, all
 }
 
 // checkTruth compares the merged totals with what the simulator served to

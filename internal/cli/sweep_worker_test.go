@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -138,70 +137,21 @@ func checkMergedStep(t *testing.T, dir, name string, row capacity.Row, workers i
 // file and the number of records.
 func unionOnEarliest(t *testing.T, files []string, users int) (string, int) {
 	t.Helper()
-	type share struct {
-		h    record.Header
-		p    record.Params
-		recs []record.Record
-	}
-	var ss []share
-	a0 := int64(0)
-	for _, f := range files {
-		fh, err := os.Open(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h, err := record.ReadHeader(fh)
-		fh.Close()
-		if err != nil || h.Worker == nil || h.Start == nil {
-			t.Fatalf("%s: header %+v, %v", f, h, err)
-		}
-		p, recs, _, err := record.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	ws := readWorkerFiles(t, files)
+	for i, w := range ws {
+		h := w.h
 		seen := map[int]bool{}
-		for _, r := range recs {
+		for _, r := range w.recs {
 			if r.Worker != h.Worker.Index+1 || r.User == 0 || (r.User-1)%h.Worker.Count != h.Worker.Index {
-				t.Fatalf("%s: record %d of worker %d has worker %d, user %v", f, r.Index, h.Worker.Index, r.Worker, r.User)
+				t.Fatalf("%s: record %d of worker %d has worker %d, user %v", files[i], r.Index, h.Worker.Index, r.Worker, r.User)
 			}
 			seen[r.User] = true
 		}
 		if want := (users - h.Worker.Index + h.Worker.Count - 1) / h.Worker.Count; len(seen) != want {
-			t.Errorf("%s: worker %d ran %d users of %d, want %d", f, h.Worker.Index, len(seen), users, want)
-		}
-		if a0 == 0 || h.Start.UnixNano < a0 {
-			a0 = h.Start.UnixNano
-		}
-		ss = append(ss, share{h, p, recs})
-	}
-	var all []record.Record
-	var params record.Params
-	dur := 0.0
-	for _, s := range ss {
-		off := time.Duration(s.h.Start.UnixNano - a0).Seconds()
-		dur = max(dur, off+s.p.DurationS)
-		if s.h.Worker.Index == 0 {
-			params = s.p
-		}
-		for _, r := range s.recs {
-			r.StartTime += off
-			if r.IntendedTime != nil {
-				it := *r.IntendedTime + off
-				r.IntendedTime = &it
-			}
-			all = append(all, r)
+			t.Errorf("%s: worker %d ran %d users of %d, want %d", files[i], h.Worker.Index, len(seen), users, want)
 		}
 	}
-	slices.SortFunc(all, func(a, b record.Record) int { return a.Index - b.Index })
-	params.DurationS = dur
-	var buf bytes.Buffer
-	if err := record.WriteJSONLines(&buf, params, all); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "concatenated.records.jsonl")
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path, all := writeUnion(t, ws, t.TempDir())
 	return path, len(all)
 }
 
