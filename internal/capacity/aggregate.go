@@ -29,7 +29,7 @@ func Aggregate(rows []Row) (Row, error) {
 	if len(rows) == 1 {
 		return rows[0], nil
 	}
-	out := Row{Load: rows[0].Load, LoadKind: rows[0].LoadKind, MeanThinkS: rows[0].MeanThinkS,
+	out := Row{Load: rows[0].Load, LoadKind: rows[0].LoadKind, MeanThinkS: rows[0].MeanThinkS, Share: rows[0].Share,
 		Metrics: map[string]float64{}, Spread: map[string]Range{}}
 	var files []string
 	keys := map[string]bool{}

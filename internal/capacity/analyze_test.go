@@ -221,6 +221,8 @@ func TestLittlesLaw(t *testing.T) {
 		{"users with 2 s think: 20 × 5 = 100", Step{Load: 100, Kind: Users, MeanThinkS: 2}, "1", false},
 		{"concurrency 100: 20 × 3 = 60", Step{Load: 100, Kind: Concurrency}, "0.6", true},
 		{"sampled in flight wins", Step{Load: 100, Kind: Concurrency, MeanInFlight: ptr(60.0)}, "1", false},
+		{"a worker's share: 100 users, 1 of 5 workers", Step{Load: 500, Kind: Users, MeanThinkS: 2, Share: 0.2}, "1", false},
+		{"a worker's share, concurrency: 20 × 3 = 60 of 300 × 0.2", Step{Load: 300, Kind: Concurrency, Share: 0.2}, "1", false},
 		{"open loop without a sample", Step{Load: 20, Kind: RequestRate}, "null", false},
 	} {
 		r := RowFrom(sum, tt.step)

@@ -58,6 +58,11 @@ type Step struct {
 	// MeanThinkS is the users' mean think time in seconds (Users only;
 	// 0 = none).
 	MeanThinkS float64
+	// Share is the fraction of the step's users (Concurrency, Users) this
+	// row measured: a worker's share of a distributed sweep, whose Load
+	// stays the whole step's so that the workers' steps match
+	// (docs/distributed.md); 0 = all of them.
+	Share float64
 	// Utilization is the endpoint's instance utilisation over the step's
 	// window (CloudWatch); nil = not read.
 	Utilization *Utilization
@@ -119,6 +124,8 @@ type Row struct {
 	// MeanThinkS is the users' mean think time in seconds (Users only;
 	// 0 = none), used by the Little's-law check.
 	MeanThinkS float64 `json:"mean_think_s"`
+	// Share is Step.Share; absent for a whole step.
+	Share float64 `json:"load_share,omitempty"`
 	// USDPerHour, USDPerRequest and USDPer1MOutputTokens are the step's
 	// cost at its load (see Sweep.Price); absent without pricing, and
 	// the last two when nothing completed.
@@ -154,6 +161,7 @@ func RowFrom(sum *metrics.Summary, st Step) Row {
 		ClientCPU:        st.ClientCPU,
 		ResultFile:       st.ResultFile,
 		MeanThinkS:       st.MeanThinkS,
+		Share:            st.Share,
 		Utilization:      st.Utilization,
 	}
 	m := map[string]float64{
@@ -260,9 +268,9 @@ const LittleTolerance = 0.15
 // littles sets the Little's-law cross-check: requests in the system L =
 // throughput X × time in the system W. The estimate X × mean E2EL is set
 // against the in-flight count the step should have had: the sampled mean
-// when known, else the load itself for Concurrency, and for Users the
-// user count with W widened to E2EL + think time (each user is either
-// waiting or thinking). An open-loop step without a sample has no
+// when known, else the load itself for Concurrency (times Share for a
+// worker), and for Users the user count with W widened to E2EL + think
+// time (each user is either waiting or thinking). An open-loop step without a sample has no
 // reference and no ratio. Example: 100 users, 2 s think, mean E2EL 3 s,
 // 20 req/s: 20 × (3 + 2) = 100, ratio 1.0.
 func (r *Row) littles() {
@@ -281,6 +289,9 @@ func (r *Row) littles() {
 		ref, w = r.Load, w+r.MeanThinkS
 	default:
 		return
+	}
+	if r.MeanInFlight == nil && r.Share > 0 {
+		ref *= r.Share // a worker keeps only its users in flight
 	}
 	if ref <= 0 {
 		return

@@ -161,6 +161,10 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	if d.kind == capacity.Users {
 		st.MeanThinkS = d.think.Mean().Seconds()
 	}
+	if w := d.o.w.info; w != nil && d.kind != capacity.RequestRate {
+		// Users i mod N (bench.Plan.Share): ceil((load - i) / N) of them.
+		st.Share = float64((int(si.load)-w.Index+w.Count-1)/w.Count) / si.load
+	}
 	return capacity.RowFrom(sum.Metrics, st), nil
 }
 

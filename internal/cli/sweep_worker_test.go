@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +40,7 @@ func TestMergeSweepTwoWorkers(t *testing.T) {
 	const workers = 2
 	runSweepWorkers(t, dir, srv.URL, workers, time.Now().Add(4*time.Second).UTC().Truncate(time.Millisecond))
 
+	checkWorkerShares(t, dir, workers)
 	merged := filepath.Join(dir, "merged", "sweep-merged.json")
 	code, out, errs := runCLI(t, "merge", dir, "-o", merged)
 	if code != 0 {
@@ -62,6 +64,29 @@ func TestMergeSweepTwoWorkers(t *testing.T) {
 		checkMergedStep(t, dir, name, row, workers)
 	}
 	t.Run("refusals", func(t *testing.T) { checkSweepRefusals(t, dir) })
+}
+
+// checkWorkerShares: each worker's own sweep names the whole step's load
+// and the share of its users it ran (its Little's-law check scales by it:
+// TestLittlesLaw).
+func checkWorkerShares(t *testing.T, dir string, workers int) {
+	t.Helper()
+	for i := range workers {
+		files, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("sweep-*-worker-%d.json", i)))
+		var sw capacity.Sweep
+		if len(files) != 1 {
+			t.Fatalf("worker %d: sweep files %v", i, files)
+		}
+		if b, err := os.ReadFile(files[0]); err != nil || json.Unmarshal(b, &sw) != nil {
+			t.Fatalf("worker %d: %s: %v", i, files[0], err)
+		}
+		for _, row := range sw.Steps {
+			users := (int(row.Load) - i + workers - 1) / workers
+			if want := float64(users) / row.Load; row.Share != want {
+				t.Errorf("worker %d, load %v: share %v, want %v", i, row.Load, row.Share, want)
+			}
+		}
+	}
 }
 
 // runSweepWorkers starts the sweep's worker processes (the test binary
