@@ -2,11 +2,10 @@ package tokenizer
 
 import (
 	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/llmbench/llmbench/internal/heapwatch"
 )
 
 // longText is n bytes of the reference corpus's texts joined with spaces,
@@ -48,7 +47,7 @@ func benchLongMemory(b *testing.B, count bool) {
 			b.ReportAllocs()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			peak := watchHeap()
+			stop := heapwatch.Start()
 			for b.Loop() {
 				if count {
 					tok.CountTokens(text)
@@ -56,39 +55,10 @@ func benchLongMemory(b *testing.B, count bool) {
 					tok.Encode(text, false)
 				}
 			}
-			b.ReportMetric(float64(peak()), "peak-extra-B")
+			peak, base := stop()
+			b.ReportMetric(float64(peak-base), "peak-extra-B")
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/float64(n), "B/token")
 		})
 	}
-}
-
-// watchHeap samples the heap every millisecond until the returned
-// function is called, which gives the largest sample above the heap at the
-// start (after a collection).
-func watchHeap() func() uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(sample)
-	base := sample[0].Value.Uint64()
-	var peak atomic.Uint64
-	peak.Store(base)
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 { close(stop); <-done; return peak.Load() - base }
 }

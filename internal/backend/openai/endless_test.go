@@ -6,16 +6,13 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"runtime/metrics"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/stream"
+	"github.com/llmbench/llmbench/internal/heapwatch"
 	"github.com/llmbench/llmbench/internal/record"
 )
 
@@ -119,7 +116,7 @@ func BenchmarkEndlessStream(b *testing.B) {
 	}
 	defer c.Close()
 	b.ReportAllocs()
-	peak := watchHeap()
+	stop := heapwatch.Start()
 	for b.Loop() {
 		resp := backend.Response{}
 		c.Send(b.Context(), &backend.Request{Model: "m", Prompt: "p", MaxTokens: 10}, &resp)
@@ -127,33 +124,6 @@ func BenchmarkEndlessStream(b *testing.B) {
 			b.Fatalf("%q %v", resp.ErrClass, resp.Err)
 		}
 	}
-	b.ReportMetric(float64(peak()), "peak-heap-B")
-}
-
-// watchHeap samples the live heap (runtime/metrics, objects in use
-// including not-yet-swept garbage) every millisecond until the returned
-// function is called, which gives the largest sample.
-func watchHeap() func() uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 { close(stop); <-done; return peak.Load() }
+	peak, _ := stop()
+	b.ReportMetric(float64(peak), "peak-heap-B")
 }
