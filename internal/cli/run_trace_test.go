@@ -16,8 +16,9 @@ import (
 // TestRunTimedTraceOnSchedule: a 50-entry trace over 5 s is replayed on
 // its timestamps, measured where it counts — the server's arrival stamp
 // against the run's wall-clock anchor: none early, the
-// median within 20 ms and none beyond a gross bound that only a stalled
-// or drifting dispatcher breaks. (On a quiet machine every request lands
+// median within 50 ms (half the entries' spacing, so a schedule off by
+// one entry fails) and none beyond a gross bound that only a stalled or
+// drifting dispatcher breaks. (On a quiet machine every request lands
 // within 5 ms — 3.4 ms at most measured; see BENCHMARKS.md — but a test
 // beside a busy build saw 210 ms, so the figure is measured, not asserted.)
 func TestRunTimedTraceOnSchedule(t *testing.T) {
@@ -65,8 +66,8 @@ func TestRunTimedTraceOnSchedule(t *testing.T) {
 	if lags[0] < -time.Millisecond {
 		t.Errorf("a request reached the server %v before its timestamp", -lags[0])
 	}
-	if median > 20*time.Millisecond || worst > time.Second {
-		t.Errorf("replay lag median %v (want <= 20ms), max %v (want <= 1s)", median, worst)
+	if median > 50*time.Millisecond || worst > time.Second {
+		t.Errorf("replay lag median %v (want <= 50ms), max %v (want <= 1s)", median, worst)
 	}
 }
 
