@@ -144,7 +144,10 @@ func TestAlignToServerStalledServer(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) }) // runs first: lets srv.Close finish
-	tc := &openai.TokenizeClient{BaseURL: srv.URL, Model: "m", Timeout: 200 * time.Millisecond}
+	// The timeout must let the first, answered call through on a loaded
+	// machine (200 ms did not, under -race beside other packages); the
+	// stalled round then costs one timeout.
+	tc := &openai.TokenizeClient{BaseURL: srv.URL, Model: "m", Timeout: 2 * time.Second}
 	reqs := make([]Request, 500)
 	for i := range reqs {
 		reqs[i] = Request{Prompt: "a b c", PromptLen: 3}

@@ -130,7 +130,9 @@ func TestRunRecordsEveryRequestInOrder(t *testing.T) {
 
 func TestRunRequestTimeout(t *testing.T) {
 	be := &fakeBackend{chunks: 50, gap: 20 * time.Millisecond}
-	cfg := &Config{Backend: be, Requests: requests(2), RequestTimeout: 100 * time.Millisecond}
+	// 1 s of chunks cut at 400 ms: the first chunk (20 ms) comes well
+	// before the deadline even when timers run late on a loaded machine.
+	cfg := &Config{Backend: be, Requests: requests(2), RequestTimeout: 400 * time.Millisecond}
 	res, err := Run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
