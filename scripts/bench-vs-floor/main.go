@@ -40,6 +40,9 @@ import (
 // sample is one client run's figures.
 type sample struct {
 	ttftErr, itlErr, cpu, rssMB float64
+	// user is the user-space part of cpu: the client's own work, which
+	// varies less from run to run than the kernel's.
+	user float64
 	// runCPU is llmbench's CPU over the timed run only (its self-check),
 	// without start-up, prompt generation and reporting; NaN for others.
 	runCPU float64
@@ -73,20 +76,20 @@ func main() {
 					fmt.Fprintf(os.Stderr, "%s at %d streams: %v\n", c, n, err)
 					os.Exit(1)
 				}
-				fmt.Fprintf(os.Stderr, "  rep %d %-8s n=%d ttft-err %.1f ms itl-err-p99 %.2f ms cpu %.2f s rss %.0f MB\n", rep+1, c, n, s.ttftErr, s.itlErr, s.cpu, s.rssMB)
+				fmt.Fprintf(os.Stderr, "  rep %d %-8s n=%d ttft-err %.1f ms itl-err-p99 %.2f ms cpu %.3f s (user %.3f) rss %.0f MB\n", rep+1, c, n, s.ttftErr, s.itlErr, s.cpu, s.user, s.rssMB)
 				res[c] = append(res[c], s)
 			}
 		}
 		fmt.Printf("\n%d streams (medians of %d interleaved runs, preconnect=%v)\n", n, *reps, *pre)
-		fmt.Println("| client | TTFT error ms | p99 ITL error ms | CPU s (process) | CPU s (timed run) | RSS MB |")
-		fmt.Println("|---|---|---|---|---|---|")
+		fmt.Println("| client | TTFT error ms | p99 ITL error ms | CPU s (process) | of it user | CPU s (timed run) | RSS MB |")
+		fmt.Println("|---|---|---|---|---|---|---|")
 		for _, c := range clients {
 			m := med(res[c])
 			run := "–"
 			if !math.IsNaN(m.runCPU) {
 				run = fmt.Sprintf("%.2f", m.runCPU)
 			}
-			fmt.Printf("| %s | %+.1f | %s | %.2f | %s | %.0f |\n", c, m.ttftErr, itlCell(c, m.itlErr), m.cpu, run, m.rssMB)
+			fmt.Printf("| %s | %+.1f | %s | %.3f | %.3f | %s | %.0f |\n", c, m.ttftErr, itlCell(c, m.itlErr), m.cpu, m.user, run, m.rssMB)
 		}
 		f, l := med(res["floor"]), med(res["llmbench"])
 		fmt.Printf("llmbench/floor: TTFT error %.2f× (bound 1.1× + 2 ms = %.1f ms: %s), CPU %.2f× process, %.2f× timed run (bound 1.2×)\n",
@@ -110,8 +113,9 @@ func med(ss []sample) sample {
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	return sample{get(func(s sample) float64 { return s.ttftErr }), get(func(s sample) float64 { return s.itlErr }),
-		get(func(s sample) float64 { return s.cpu }), get(func(s sample) float64 { return s.rssMB }), get(func(s sample) float64 { return s.runCPU })}
+	return sample{ttftErr: get(func(s sample) float64 { return s.ttftErr }), itlErr: get(func(s sample) float64 { return s.itlErr }),
+		cpu: get(func(s sample) float64 { return s.cpu }), user: get(func(s sample) float64 { return s.user }),
+		rssMB: get(func(s sample) float64 { return s.rssMB }), runCPU: get(func(s sample) float64 { return s.runCPU })}
 }
 
 // runOnce starts a simulator, runs one client against it, stops the
@@ -166,7 +170,7 @@ func runOnce(client string, n, tokens int, pre bool, bin, floor, vllm, extra, be
 		return sample{}, fmt.Errorf("%v: %s", err, stdout)
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	s := sample{cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), rssMB: float64(ru.Maxrss) / 1024, itlErr: math.NaN(), runCPU: math.NaN()}
+	s := sample{cpu: time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), user: time.Duration(ru.Utime.Nano()).Seconds(), rssMB: float64(ru.Maxrss) / 1024, itlErr: math.NaN(), runCPU: math.NaN()}
 	srvTTFT, srvGapP99, truth, err := serverTruth(truthPath)
 	if err != nil {
 		return s, err

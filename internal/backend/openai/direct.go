@@ -149,26 +149,39 @@ func (t *directTransport) exchange(req *http.Request, dc *directConn, addr strin
 		return nil, err
 	}
 	keep := !resp.Close && !req.Close && (resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
-	resp.Body = &directBody{rc: resp.Body, t: t, dc: dc, addr: addr, stop: stop, keep: keep, ctx: req.Context()}
+	body := &directBody{rc: resp.Body, t: t, dc: dc, addr: addr, stop: stop, keep: keep, ctx: req.Context()}
+	if resp.Body != http.NoBody && slices.Equal(resp.TransferEncoding, []string{"chunked"}) {
+		// A streamed answer: read it in place (chunked.go) and leave
+		// net/http's chunked body, which has read nothing yet, unused.
+		body.ch, body.chunked = chunkedBody{br: dc.br, c: dc.c}, true
+	}
+	resp.Body = body
 	return resp, nil
 }
 
 // directBody returns its connection to the pool when the body was read
 // to its end and the connection may be kept; otherwise closes it.
 type directBody struct {
-	rc   io.ReadCloser
-	t    *directTransport
-	dc   *directConn
-	addr string
-	stop func() bool
-	ctx  context.Context
-	keep bool
-	eof  bool
-	done bool
+	rc io.ReadCloser
+	// ch reads a chunked body when chunked is set; rc is then unused.
+	ch      chunkedBody
+	chunked bool
+	t       *directTransport
+	dc      *directConn
+	addr    string
+	stop    func() bool
+	ctx     context.Context
+	keep    bool
+	eof     bool
+	done    bool
 }
 
-func (b *directBody) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
+func (b *directBody) Read(p []byte) (n int, err error) {
+	if b.chunked {
+		n, err = b.ch.Read(p)
+	} else {
+		n, err = b.rc.Read(p)
+	}
 	if err == io.EOF {
 		b.eof = true
 	} else if err != nil && b.ctx.Err() != nil {
@@ -185,14 +198,19 @@ func (b *directBody) Close() error {
 	}
 	b.done = true
 	fired := !b.stop()
-	if !b.eof || !b.keep || fired {
+	if !b.eof || !b.keep || fired || (b.chunked && !b.ch.reusable()) {
 		// Close the socket first: net/http's body would otherwise drain
 		// the rest of the answer, which may never end.
 		b.t.closeConn(b.addr, b.dc)
-		_ = b.rc.Close()
+		if !b.chunked {
+			_ = b.rc.Close()
+		}
 		return nil
 	}
-	err := b.rc.Close()
+	var err error
+	if !b.chunked {
+		err = b.rc.Close()
+	}
 	if err != nil || !b.t.put(b.addr, b.dc) {
 		b.t.closeConn(b.addr, b.dc)
 	}

@@ -1,0 +1,248 @@
+package openai
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+)
+
+// chunkedBody reads an HTTP/1.1 chunked body (RFC 9112 §7.1) for the
+// direct transport: straight from the socket into the caller's buffer,
+// with the framing then removed in place. net/http's body reads through
+// its bufio.Reader, a chunked reader and a locked body, and copies every
+// byte once more; at 1,000 streams that framing was an eighth of the
+// client's user time, most of it cache misses on those objects
+// (BENCHMARKS.md, "Framing in place"). It accepts and rejects what
+// net/http's chunked reader does (FuzzChunkedBody compares the two): hex
+// sizes of at most 16 digits, CRLF line ends only, extensions after ';'
+// ignored, whitespace only at the end of a size line, lines under 4096
+// bytes, and no more than 16 KiB of framing beyond 16 bytes per chunk plus
+// twice its data. Trailers after the last chunk are read and dropped,
+// 4096 bytes at most.
+type chunkedBody struct {
+	br      *bufio.Reader // holds the bytes read with the head; read first
+	c       net.Conn
+	drained bool // br is empty: read c directly
+
+	st           chunkState
+	left         uint64 // data bytes left in the current chunk
+	size         uint64 // the size being parsed
+	digits       int
+	line         int   // bytes of the current size or trailer line
+	excess       int64 // framing beyond the allowance, as net/http counts it
+	trailerBytes int
+	extra        bool // bytes followed the body: the connection cannot be kept
+}
+
+type chunkState uint8
+
+const (
+	stSize      chunkState = iota // hex digits of a size line
+	stSizeOWS                     // whitespace after the digits
+	stExt                         // a chunk extension, up to CR
+	stSizeLF                      // CR seen, LF next
+	stData                        // left bytes of data
+	stDataCR                      // CRLF after the data
+	stDataLF                      //
+	stTrailer                     // a trailer line (or the empty last line)
+	stTrailerLF                   // CR seen in a trailer line
+	stDone                        // the body ended
+)
+
+// maxChunkLine bounds a size or trailer line, as net/http does.
+const maxChunkLine = 4096
+
+var (
+	errChunkMalformed = errors.New("malformed chunked encoding")
+	errChunkBareLF    = errors.New("chunked line ends with bare LF")
+	errChunkCR        = errors.New("invalid CR in chunked line")
+	errChunkLine      = errors.New("header line too long")
+	errChunkHex       = errors.New("invalid byte in chunk length")
+	errChunkEmpty     = errors.New("empty hex number for chunk length")
+	errChunkLarge     = errors.New("http chunk length too large")
+	errChunkExcess    = errors.New("chunked encoding contains too much non-data")
+	errChunkTrailer   = errors.New("http: suspiciously long trailer after chunked body")
+)
+
+// Read fills p with body bytes. It returns io.EOF with the last ones, and
+// io.ErrUnexpectedEOF if the connection closes before the body ends.
+func (b *chunkedBody) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for b.st != stDone {
+		var n int
+		var rerr error
+		if !b.drained {
+			n, _ = b.br.Read(p)
+			b.drained = b.br.Buffered() == 0
+		} else {
+			n, rerr = b.c.Read(p)
+		}
+		k, err := b.unframe(p[:n])
+		switch {
+		case err != nil:
+			return k, err
+		case b.st == stDone:
+			return k, io.EOF
+		case rerr == io.EOF:
+			return k, io.ErrUnexpectedEOF
+		case k > 0 || rerr != nil:
+			return k, rerr
+		}
+	}
+	return 0, io.EOF
+}
+
+// reusable reports whether the connection may carry another request: the
+// body ended and nothing followed it.
+func (b *chunkedBody) reusable() bool {
+	return b.st == stDone && !b.extra && (b.drained || b.br.Buffered() == 0)
+}
+
+// unframe removes the framing from p in place and returns how many data
+// bytes are left at its start.
+func (b *chunkedBody) unframe(p []byte) (k int, err error) {
+	for i := 0; i < len(p); {
+		if b.st == stData {
+			n := int(min(uint64(len(p)-i), b.left))
+			k += copy(p[k:], p[i:i+n])
+			i += n
+			if b.left -= uint64(n); b.left == 0 {
+				b.st = stDataCR
+			}
+			continue
+		}
+		if b.st == stDone {
+			b.extra = true
+			return k, nil
+		}
+		if err := b.step(p[i]); err != nil {
+			return k, err
+		}
+		i++
+	}
+	return k, nil
+}
+
+// step advances the framing by one byte outside chunk data.
+func (b *chunkedBody) step(c byte) error {
+	switch b.st {
+	case stSize, stSizeOWS, stExt:
+		return b.sizeLine(c)
+	case stSizeLF:
+		if c != '\n' {
+			return errChunkCR
+		}
+		return b.beginChunk()
+	case stDataCR, stDataLF:
+		want := byte('\r')
+		if b.st == stDataLF {
+			want = '\n'
+		}
+		if c != want {
+			return errChunkMalformed
+		}
+		b.st++
+		if b.st > stDataLF {
+			b.st = stSize
+		}
+	case stTrailer, stTrailerLF:
+		return b.trailer(c)
+	}
+	return nil
+}
+
+// sizeLine reads one byte of "hex-size [OWS] [;ext] CRLF".
+func (b *chunkedBody) sizeLine(c byte) error {
+	switch c {
+	case '\r':
+		b.st = stSizeLF
+		return nil
+	case '\n':
+		return errChunkBareLF
+	}
+	// net/http reads the line with its 4096-byte bufio.Reader: the line
+	// and its CRLF must fit.
+	if b.line++; b.line > maxChunkLine-2 {
+		return errChunkLine
+	}
+	switch {
+	case b.st == stExt:
+		return nil
+	case b.st == stSizeOWS && (c == ' ' || c == '\t'):
+		return nil
+	case b.st == stSizeOWS:
+		// net/http trims whitespace only at the end of the line, then
+		// cuts the extension: "1 ;x" leaves "1 ", which is not hex.
+		return errChunkHex
+	case c == ';':
+		b.st = stExt
+		return nil
+	case c == ' ' || c == '\t':
+		b.st = stSizeOWS
+		return nil
+	}
+	v, ok := hexDigit(c)
+	if !ok {
+		return errChunkHex
+	}
+	if b.digits == 16 {
+		return errChunkLarge
+	}
+	b.digits++
+	b.size = b.size<<4 | uint64(v)
+	return nil
+}
+
+// beginChunk ends a size line.
+func (b *chunkedBody) beginChunk() error {
+	if b.digits == 0 {
+		return errChunkEmpty
+	}
+	b.excess += int64(b.line) + 2 - 16 - 2*int64(min(b.size, 1<<40))
+	b.excess = max(b.excess, 0)
+	if b.excess > 16<<10 {
+		return errChunkExcess
+	}
+	b.left, b.st = b.size, stData
+	if b.size == 0 {
+		b.st = stTrailer
+	}
+	b.size, b.digits, b.line = 0, 0, 0
+	return nil
+}
+
+// trailer reads the trailer section after the last chunk: lines up to an
+// empty one, dropped.
+func (b *chunkedBody) trailer(c byte) error {
+	switch {
+	case c == '\n' && b.line == 0:
+		b.st = stDone
+	case c == '\n':
+		b.line, b.st = 0, stTrailer
+	case b.st == stTrailerLF:
+		return errChunkMalformed
+	case c == '\r':
+		b.st = stTrailerLF
+	default:
+		b.line++
+	}
+	if b.trailerBytes++; b.trailerBytes > maxChunkLine {
+		return errChunkTrailer
+	}
+	return nil
+}
+
+func hexDigit(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}

@@ -1,0 +1,127 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"net"
+	"net/http/httputil"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pieceConn is a net.Conn whose reads return its data in pieces of the
+// given sizes (cycled), then io.EOF.
+type pieceConn struct {
+	net.Conn
+	data   []byte
+	pieces []int
+	k      int
+}
+
+func (c *pieceConn) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	n := len(c.data)
+	if len(c.pieces) > 0 {
+		n = max(1, c.pieces[c.k%len(c.pieces)])
+		c.k++
+	}
+	n = min(n, len(p), len(c.data))
+	copy(p, c.data[:n])
+	c.data = c.data[n:]
+	return n, nil
+}
+
+func (c *pieceConn) SetDeadline(time.Time) error { return nil }
+
+// readChunked reads all of wire through a chunkedBody, headBytes of it
+// already buffered in the connection's reader as after the response head.
+func readChunked(wire []byte, headBytes int, pieces []int, bufSize int) (data []byte, b *chunkedBody, err error) {
+	headBytes = min(headBytes, len(wire))
+	conn := &pieceConn{data: wire[headBytes:], pieces: pieces}
+	br := bufio.NewReaderSize(bytes.NewReader(wire[:headBytes]), max(16, headBytes))
+	_, _ = br.Peek(headBytes)
+	b = &chunkedBody{br: br, c: conn}
+	buf := make([]byte, max(bufSize, 1))
+	for {
+		n, rerr := b.Read(buf)
+		data = append(data, buf[:n]...)
+		if rerr == io.EOF {
+			return data, b, nil
+		}
+		if rerr != nil {
+			return data, b, rerr
+		}
+	}
+}
+
+func TestChunkedBody(t *testing.T) {
+	for _, tc := range []struct {
+		name, wire, want string
+		err             error // nil: the body ends cleanly
+		reusable        bool
+	}{
+		{"two chunks", "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", "hello world", nil, true},
+		{"upper hex, extension", "A;name=v\r\n0123456789\r\n0\r\n\r\n", "0123456789", nil, true},
+		{"whitespace after size", "3 \t\r\nabc\r\n0\r\n\r\n", "abc", nil, true},
+		{"trailers dropped", "3\r\nabc\r\n0\r\nX-A: 1\r\nX-B: 2\r\n\r\n", "abc", nil, true},
+		{"bytes after the body", "3\r\nabc\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n", "abc", nil, false},
+		{"closed mid chunk", "5\r\nhel", "hel", io.ErrUnexpectedEOF, false},
+		{"closed before trailer end", "3\r\nabc\r\n0\r\n", "abc", io.ErrUnexpectedEOF, false},
+		{"bad hex", "zz\r\n", "", errChunkHex, false},
+		{"space before extension", "3 ;x\r\nabc\r\n0\r\n\r\n", "", errChunkHex, false},
+		{"empty size", "\r\nabc", "", errChunkEmpty, false},
+		{"bare LF", "3\nabc\r\n", "", errChunkBareLF, false},
+		{"CR inside line", "3\rx\nabc", "", errChunkCR, false},
+		{"no CRLF after data", "3\r\nabcX\r\n", "abc", errChunkMalformed, false},
+		{"17 hex digits", "10000000000000000\r\n", "", errChunkLarge, false},
+		{"long line", "1;" + strings.Repeat("x", 5000) + "\r\n", "", errChunkLine, false},
+		{"long trailer", "0\r\nX: " + strings.Repeat("y", 5000) + "\r\n\r\n", "", errChunkTrailer, false},
+		{"tiny chunks with huge extensions", strings.Repeat("1;"+strings.Repeat("e", 3000)+"\r\nx\r\n", 8), "xxxxx", errChunkExcess, false},
+	} {
+		for _, pieces := range [][]int{nil, {1}, {2, 3, 7}} {
+			data, b, err := readChunked([]byte(tc.wire), 0, pieces, 64)
+			if string(data) != tc.want || !errors.Is(err, tc.err) {
+				t.Errorf("%s, pieces %v: got %q, %v; want %q, %v", tc.name, pieces, data, err, tc.want, tc.err)
+			}
+			// Bytes that arrive after the read that ended the body are
+			// found when the connection is taken again (take), so only
+			// the read that holds them all must see them.
+			if err == nil && pieces == nil && b.reusable() != tc.reusable {
+				t.Errorf("%s, pieces %v: reusable %v, want %v", tc.name, pieces, b.reusable(), tc.reusable)
+			}
+		}
+	}
+}
+
+// FuzzChunkedBody: whatever the bytes and however they arrive, the body
+// holds the data net/http's chunked reader returns, and fails where it
+// fails. (net/http's reader stops at the last chunk's size line; the
+// trailer section after it is ours alone: reaching it is an end.)
+func FuzzChunkedBody(f *testing.F) {
+	for _, s := range []string{
+		"5\r\nhello\r\n0\r\n",
+		"1;ext=1\r\na\r\n2 \r\nbc\r\n0\r\n",
+		"3\r\nabcd\r\n",
+		"fffffffffffffffff\r\n",
+		"\r\n",
+		"0\n",
+	} {
+		f.Add([]byte(s), uint8(3), uint8(7), uint8(5))
+	}
+	f.Fuzz(func(t *testing.T, wire []byte, head, piece, bufSize uint8) {
+		want, werr := io.ReadAll(httputil.NewChunkedReader(bytes.NewReader(wire)))
+		got, b, gerr := readChunked(wire, int(head), []int{int(piece)}, int(bufSize))
+		if !bytes.Equal(got, want) && !(werr != nil && gerr != nil && bytes.HasPrefix(want, got)) {
+			t.Fatalf("%q: data %q, net/http %q (errors %v, %v)", wire, got, want, gerr, werr)
+		}
+		ended := gerr == nil || b.st >= stTrailer
+		if (werr == nil) != ended {
+			t.Fatalf("%q: error %v (state %d), net/http %v", wire, gerr, b.st, werr)
+		}
+	})
+}
