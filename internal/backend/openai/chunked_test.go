@@ -62,8 +62,8 @@ func readChunked(wire []byte, headBytes int, pieces []int, bufSize int) (data []
 func TestChunkedBody(t *testing.T) {
 	for _, tc := range []struct {
 		name, wire, want string
-		err             error // nil: the body ends cleanly
-		reusable        bool
+		err              error // nil: the body ends cleanly
+		reusable         bool
 	}{
 		{"two chunks", "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", "hello world", nil, true},
 		{"upper hex, extension", "A;name=v\r\n0123456789\r\n0\r\n\r\n", "0123456789", nil, true},
