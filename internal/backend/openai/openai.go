@@ -380,10 +380,6 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 	if req.ID != "" {
 		hreq.Header.Set("X-Request-Id", req.ID)
 	}
-	if resp.ChunkTimes == nil {
-		resp.ChunkTimes = make([]time.Time, 0, min(max(req.MaxTokens, 0)+2, 4096))
-	}
-
 	resp.Start = time.Now()
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
@@ -400,6 +396,7 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 	coll := c.colls.Get().(*stream.Collector)
 	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
 	coll.Reset(resp)
+	coll.Expect(req.MaxTokens)
 	coll.Meter.Max, coll.Meter.Budget = c.cfg.MaxResponseBytes, c.budget
 	coll.Parser.Framing = stream.FramingSSE
 	coll.Parser.Decoder.Mode = stream.ModeCompletions

@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
@@ -21,7 +22,7 @@ const NoContentMessage = "Never received a valid chunk to calculate TTFT.This re
 const ClassServerError = record.ErrServer
 
 // Collector applies a stream's events to a backend.Response with vLLM's
-// rules (docs/metrics.md#per-request-timing): each token chunk appends its arrival time to ChunkTimes
+// rules (docs/metrics.md#per-request-timing): each token chunk adds its arrival time to ChunkTimes
 // and its text to Text, and updates FinishReason; usage is taken only from
 // a message without non-empty choices. Finish decides success.
 //
@@ -41,7 +42,14 @@ type Collector struct {
 	// the chunk times measured until then kept. Reset releases it.
 	Meter Meter
 
-	text      []byte
+	text []byte
+	// stamps are the token chunks' arrival times as offsets from base
+	// (the first one's), moved into Resp.ChunkTimes at Finish or Fail.
+	// Eight bytes here, where Resp's time.Time are 24 in another object:
+	// at 1,000 streams every event's store missed the cache there
+	// (BENCHMARKS.md, "Framing in place").
+	stamps    []time.Duration
+	base      time.Time
 	done      bool   // "[DONE]" seen
 	usageLast bool   // a usage frame arrived, and no token chunk after it
 	errMsg    string // last in-stream error message
@@ -54,8 +62,15 @@ func (c *Collector) Reset(resp *backend.Response) {
 	c.Meter.Release()
 	c.Parser.Lines.Meter = &c.Meter
 	c.Resp = resp
-	c.text = c.text[:0]
+	c.text, c.stamps = c.text[:0], c.stamps[:0]
 	c.done, c.usageLast, c.errMsg = false, false, ""
+}
+
+// Expect sizes the collector for a response of about n token chunks (the
+// request's max_tokens), so the stamps are not copied as they grow. It
+// reserves at most 4,096 stamps: a larger answer grows as usual.
+func (c *Collector) Expect(n int) {
+	c.stamps = slices.Grow(c.stamps[:0], min(max(n, 0)+2, 4096))
 }
 
 // Feed parses b, which arrived at now. A non-nil error means the stream is
@@ -70,7 +85,7 @@ func (c *Collector) Feed(b []byte, now time.Time) error {
 		class := record.ErrMalformedStream
 		if errors.Is(err, ErrResponseTooLarge) {
 			class = record.ErrResponseTooLarge
-			err = fmt.Errorf("after %d token chunks: %w", len(c.Resp.ChunkTimes), err)
+			err = fmt.Errorf("after %d token chunks: %w", c.Tokens(), err)
 		}
 		c.Fail(class, err)
 		return err
@@ -79,7 +94,7 @@ func (c *Collector) Feed(b []byte, now time.Time) error {
 }
 
 // Tokens is the number of token chunks seen so far.
-func (c *Collector) Tokens() int { return len(c.Resp.ChunkTimes) }
+func (c *Collector) Tokens() int { return len(c.Resp.ChunkTimes) + len(c.stamps) }
 
 func (c *Collector) event(e *Event) error {
 	r := c.Resp
@@ -91,7 +106,10 @@ func (c *Collector) event(e *Event) error {
 		if err := c.Meter.Keep(len(e.Msg.Text) + ChunkStampBytes); err != nil {
 			return err
 		}
-		r.ChunkTimes = append(r.ChunkTimes, e.Time)
+		if len(c.stamps) == 0 {
+			c.base = e.Time
+		}
+		c.stamps = append(c.stamps, e.Time.Sub(c.base))
 		c.text = append(c.text, e.Msg.Text...)
 		if e.Msg.FinishReason != "" {
 			r.FinishReason = e.Msg.FinishReason
@@ -130,7 +148,7 @@ func (c *Collector) event(e *Event) error {
 func (c *Collector) Finish(now time.Time) error {
 	r := c.Resp
 	if r.Err != nil {
-		c.storeText()
+		c.store()
 		return r.Err
 	}
 	if c.onEvent == nil {
@@ -144,7 +162,7 @@ func (c *Collector) Finish(now time.Time) error {
 		c.Fail(class, err)
 		return r.Err
 	}
-	c.storeText()
+	c.store()
 	n := len(r.ChunkTimes)
 	proper := c.done || c.usageLast ||
 		(c.Parser.Framing == FramingJSONLines && r.FinishReason != "")
@@ -173,13 +191,20 @@ func (c *Collector) Fail(class string, err error) {
 	if r.Err == nil {
 		r.Err, r.ErrClass = err, class
 	}
-	c.storeText()
+	c.store()
 }
 
-// storeText copies the text gathered so far into Resp (once per request in
-// the common path: at Finish or Fail).
-func (c *Collector) storeText() {
+// store moves the text and chunk stamps gathered so far into Resp (once
+// per request in the common path: at Finish or Fail). base.Add keeps the
+// monotonic reading, so each stamp is the instant it was taken.
+func (c *Collector) store() {
+	r := c.Resp
 	if len(c.text) > 0 {
-		c.Resp.Text = string(c.text)
+		r.Text = string(c.text)
 	}
+	r.ChunkTimes = slices.Grow(r.ChunkTimes, len(c.stamps))
+	for _, d := range c.stamps {
+		r.ChunkTimes = append(r.ChunkTimes, c.base.Add(d))
+	}
+	c.stamps = c.stamps[:0]
 }
