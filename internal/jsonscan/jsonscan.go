@@ -109,75 +109,101 @@ func (s *Scanner) enter() error {
 // all passed to fn in order, so a caller storing values gets encoding/json's
 // last-one-wins. An error from fn stops the walk and is returned.
 func (s *Scanner) Object(fn func(key []byte) error) error {
-	if s.Peek() != '{' {
-		return s.Errorf("want an object")
-	}
-	if err := s.enter(); err != nil {
+	if err := s.BeginObject(); err != nil {
 		return err
 	}
-	if s.Peek() == '}' {
-		s.i++
-		s.depth--
-		return nil
-	}
-	for {
-		if s.Peek() != '"' {
-			return s.Errorf("want a string key")
-		}
-		key, err := s.String(&s.key)
-		if err != nil {
+	for i := 0; ; i++ {
+		key, ok, err := s.Member(i)
+		if err != nil || !ok {
 			return err
 		}
-		if s.Peek() != ':' {
-			return s.Errorf("want ':' after an object key")
-		}
-		s.i++
 		if err := fn(key); err != nil {
 			return err
 		}
-		switch s.Peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.end("object", '}')
-		}
 	}
+}
+
+// BeginObject consumes the '{' of an object whose members the caller then
+// reads with Member in a loop: Object without a callback, for the
+// per-chunk decode, where each level of calls touches stack the cache no
+// longer holds at 1,000 streams (BENCHMARKS.md, "Framing in place").
+func (s *Scanner) BeginObject() error {
+	if s.Peek() != '{' {
+		return s.Errorf("want an object")
+	}
+	return s.enter()
+}
+
+// Member reads the separator before member i (0 for the first) and its
+// key, leaving the scanner before the value, which the caller must
+// consume. ok is false, with the '}' consumed, after the last member. key
+// is valid as Object's is.
+func (s *Scanner) Member(i int) (key []byte, ok bool, err error) {
+	switch c := s.Peek(); {
+	case c == '}':
+		s.i++
+		s.depth--
+		return nil, false, nil
+	case i > 0 && c == ',':
+		s.i++
+	case i > 0:
+		return nil, false, s.end("object", '}')
+	}
+	if s.Peek() != '"' {
+		return nil, false, s.Errorf("want a string key")
+	}
+	if key, err = s.String(&s.key); err != nil {
+		return nil, false, err
+	}
+	if s.Peek() != ':' {
+		return nil, false, s.Errorf("want ':' after an object key")
+	}
+	s.i++
+	return key, true, nil
 }
 
 // Array reads an array, calling fn with each element's index and the
 // scanner before the element, which fn must consume. An error from fn
 // stops the walk and is returned.
 func (s *Scanner) Array(fn func(i int) error) error {
+	if err := s.BeginArray(); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		ok, err := s.Element(i)
+		if err != nil || !ok {
+			return err
+		}
+		if err := fn(i); err != nil {
+			return err
+		}
+	}
+}
+
+// BeginArray consumes the '[' of an array whose elements the caller then
+// reads with Element in a loop (see BeginObject).
+func (s *Scanner) BeginArray() error {
 	if s.Peek() != '[' {
 		return s.Errorf("want an array")
 	}
-	if err := s.enter(); err != nil {
-		return err
-	}
-	if s.Peek() == ']' {
+	return s.enter()
+}
+
+// Element reads the separator before element i (0 for the first), leaving
+// the scanner before it; the caller must consume it. ok is false, with the
+// ']' consumed, after the last element.
+func (s *Scanner) Element(i int) (ok bool, err error) {
+	switch c := s.Peek(); {
+	case c == ']':
 		s.i++
 		s.depth--
-		return nil
+		return false, nil
+	case i > 0 && c == ',':
+		s.i++
+	case i > 0:
+		return false, s.end("array", ']')
 	}
-	for n := 0; ; n++ {
-		if err := fn(n); err != nil {
-			return err
-		}
-		switch s.Peek() {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return nil
-		default:
-			return s.end("array", ']')
-		}
-	}
+	return true, nil
 }
 
 // end is the error for a member not followed by ',' or the closing bracket.

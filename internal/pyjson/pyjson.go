@@ -16,7 +16,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // Object is a JSON object that keeps its keys in insertion order, like a
@@ -268,7 +267,7 @@ func AppendFloat(dst []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, "-Infinity"...)
 	}
-	return append(dst, Repr(f)...)
+	return appendRepr(dst, f)
 }
 
 // Repr formats f like Python's repr(float): the shortest digits that read
@@ -284,17 +283,50 @@ func Repr(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	i := strings.IndexByte(e, 'e')
-	exp, _ := strconv.Atoi(e[i+1:])
+	var buf [32]byte
+	return string(appendRepr(buf[:0], f))
+}
+
+// appendRepr appends repr(f) for a finite f. The shortest digits are
+// computed once, in scientific form, and placed for fixed notation by
+// hand: a result file holds every inter-token gap of the run, and two
+// conversions per float were most of the cost of saving it.
+func appendRepr(dst []byte, f float64) []byte {
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	i := bytes.IndexByte(e, 'e')
+	exp, _ := strconv.Atoi(string(e[i+1:])) // no allocation: converted in place
 	if exp < -4 || exp >= 16 {
-		return e
+		return append(dst, e...)
 	}
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsRune(s, '.') {
-		s += ".0"
+	mant := e[:i]
+	if mant[0] == '-' {
+		dst = append(dst, '-')
+		mant = mant[1:]
 	}
-	return s
+	var digits [24]byte // "d.ddd" without the point
+	nd := copy(digits[:], mant[:1])
+	if len(mant) > 2 {
+		nd += copy(digits[nd:], mant[2:])
+	}
+	d := digits[:nd]
+	if exp < 0 {
+		dst = append(dst, "0."...)
+		for range -exp - 1 {
+			dst = append(dst, '0')
+		}
+		return append(dst, d...)
+	}
+	if len(d) <= exp+1 {
+		dst = append(dst, d...)
+		for range exp + 1 - len(d) {
+			dst = append(dst, '0')
+		}
+		return append(dst, ".0"...)
+	}
+	dst = append(dst, d[:exp+1]...)
+	dst = append(dst, '.')
+	return append(dst, d[exp+1:]...)
 }
 
 const hexDigits = "0123456789abcdef"

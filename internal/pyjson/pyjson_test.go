@@ -3,6 +3,9 @@ package pyjson
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -72,5 +75,37 @@ func TestObjectOrder(t *testing.T) {
 	o.Delete("a")
 	if k := o.Keys(); len(k) != 2 || k[0] != "b" || k[1] != "c" {
 		t.Errorf("keys %v", k)
+	}
+}
+
+// TestReprMatchesTwoConversions: the one-conversion repr gives what
+// formatting in both of Go's notations and choosing gives, over floats of
+// every magnitude and the rounding edges of the two notations.
+func TestReprMatchesTwoConversions(t *testing.T) {
+	t.Parallel()
+	reference := func(f float64) string {
+		e := strconv.FormatFloat(f, 'e', -1, 64)
+		exp, _ := strconv.Atoi(e[strings.IndexByte(e, 'e')+1:])
+		if exp < -4 || exp >= 16 {
+			return e
+		}
+		s := strconv.FormatFloat(f, 'f', -1, 64)
+		if !strings.ContainsRune(s, '.') {
+			s += ".0"
+		}
+		return s
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	values := []float64{9.999999999999999e15, 1e16 - 2, 0.0001, 0.00009999999999999999, 123, -0.5, 1e-300}
+	for range 200000 {
+		values = append(values, math.Float64frombits(rng.Uint64()), rng.Float64()*math.Pow(10, float64(rng.IntN(40)-20)))
+	}
+	for _, f := range values {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			continue
+		}
+		if got, want := Repr(f), reference(f); got != want {
+			t.Fatalf("Repr(%v) = %s, want %s", f, got, want)
+		}
 	}
 }

@@ -68,86 +68,112 @@ type Decoder struct {
 var errSyntax = jsonscan.ErrSyntax
 
 // Decode parses one JSON message. The returned Message is owned by the
-// Decoder and valid until the next call.
+// Decoder and valid until the next call. Objects are read in loops, not
+// through jsonscan's callbacks: fewer and smaller frames per chunk
+// (jsonscan.Scanner.BeginObject says why that matters).
 func (d *Decoder) Decode(b []byte) (*Message, error) {
 	d.msg = Message{PromptTokens: -1, CompletionTokens: -1}
 	d.text, d.content = d.text[:0], d.content[:0]
-	textSet, contentSet := false, false
+	var st decodeState
 	s := &d.s
 	s.Reset(b)
 	if s.Peek() != '{' {
 		return nil, s.Errorf("message is not a JSON object")
 	}
-	isErrorObject := false
-	var topMessage []byte
-	err := s.Object(func(key []byte) error {
-		switch string(key) {
-		case "choices":
-			n, tSet, cSet, err := d.choices()
-			d.msg.Choices = n
-			textSet, contentSet = tSet, cSet
-			return err
-		case "usage":
-			return d.usage()
-		case "error":
-			d.msg.ErrorMessage = ""
-			if s.Peek() == '{' {
-				return s.Object(func(k []byte) error {
-					if string(k) == "message" {
-						d.msg.ErrorMessage = ""
-						v, isStr, err := d.stringOrSkip()
-						if isStr {
-							d.msg.ErrorMessage = string(v)
-						}
-						return err
-					}
-					return s.Skip()
-				})
-			}
-			v, isStr, err := d.stringOrSkip()
-			if isStr {
-				d.msg.ErrorMessage = string(v)
-			}
-			return err
-		case "object":
-			v, isStr, err := d.stringOrSkip()
-			isErrorObject = isStr && string(v) == "error"
-			return err
-		case "message":
-			topMessage = topMessage[:0]
-			v, isStr, err := d.stringOrSkip()
-			if isStr {
-				topMessage = append(topMessage, v...)
-			}
-			return err
-		default:
-			return s.Skip()
-		}
-	})
-	if err != nil {
+	if err := s.BeginObject(); err != nil {
 		return nil, err
+	}
+	for i := 0; ; i++ {
+		key, ok, err := s.Member(i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if err := d.member(key, &st); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.End(); err != nil {
 		return nil, err
 	}
-	if isErrorObject && d.msg.ErrorMessage == "" {
-		d.msg.ErrorMessage = string(topMessage)
+	if st.isErrorObject && d.msg.ErrorMessage == "" {
+		d.msg.ErrorMessage = string(st.topMessage)
 		if d.msg.ErrorMessage == "" {
 			d.msg.ErrorMessage = "error object without a message"
 		}
 	}
 	switch {
-	case d.Mode == ModeCompletions || (d.Mode == ModeAuto && textSet):
+	case d.Mode == ModeCompletions || (d.Mode == ModeAuto && st.textSet):
 		d.msg.Text = d.text
-	case d.Mode == ModeChat || contentSet:
+	case d.Mode == ModeChat || st.contentSet:
 		d.msg.Text = d.content
 	}
 	return &d.msg, nil
 }
 
-// choices reads the "choices" value: null, or an array whose first element
-// (an object) carries the text fields. It returns the array length and
-// whether a string text / delta.content was seen.
+// decodeState is what Decode learns across the top-level members.
+type decodeState struct {
+	textSet, contentSet bool
+	isErrorObject       bool
+	topMessage          []byte
+}
+
+// member reads the value of one top-level member.
+func (d *Decoder) member(key []byte, st *decodeState) error {
+	s := &d.s
+	switch string(key) {
+	case "choices":
+		n, tSet, cSet, err := d.choices()
+		d.msg.Choices = n
+		st.textSet, st.contentSet = tSet, cSet
+		return err
+	case "usage":
+		return d.usage()
+	case "error":
+		return d.errorValue()
+	case "object":
+		v, isStr, err := d.stringOrSkip()
+		st.isErrorObject = isStr && string(v) == "error"
+		return err
+	case "message":
+		st.topMessage = st.topMessage[:0]
+		v, isStr, err := d.stringOrSkip()
+		if isStr {
+			st.topMessage = append(st.topMessage, v...)
+		}
+		return err
+	}
+	return s.Skip()
+}
+
+// errorValue reads "error": an object with a message, or a string.
+func (d *Decoder) errorValue() error {
+	s := &d.s
+	d.msg.ErrorMessage = ""
+	if s.Peek() == '{' {
+		return s.Object(func(k []byte) error {
+			if string(k) == "message" {
+				d.msg.ErrorMessage = ""
+				v, isStr, err := d.stringOrSkip()
+				if isStr {
+					d.msg.ErrorMessage = string(v)
+				}
+				return err
+			}
+			return s.Skip()
+		})
+	}
+	v, isStr, err := d.stringOrSkip()
+	if isStr {
+		d.msg.ErrorMessage = string(v)
+	}
+	return err
+}
+
+// choices reads the choices array; only choices[0] is decoded (vLLM reads
+// choices[0]), the rest validated and counted.
 func (d *Decoder) choices() (n int, textSet, contentSet bool, err error) {
 	s := &d.s
 	d.text, d.content, d.msg.FinishReason = d.text[:0], d.content[:0], ""
@@ -157,52 +183,95 @@ func (d *Decoder) choices() (n int, textSet, contentSet bool, err error) {
 	if s.Peek() != '[' {
 		return 0, false, false, s.Errorf("choices is not an array")
 	}
-	err = s.Array(func(i int) error {
-		n++
-		if i > 0 {
-			return s.Skip()
+	if err := s.BeginArray(); err != nil {
+		return 0, false, false, err
+	}
+	for ; ; n++ {
+		ok, err := s.Element(n)
+		if err != nil || !ok {
+			return n, textSet, contentSet, err
 		}
-		if s.Peek() != '{' {
-			return s.Errorf("choices[0] is not an object")
+		if n > 0 {
+			err = s.Skip()
+		} else {
+			err = d.choice(&textSet, &contentSet)
 		}
-		return s.Object(func(key []byte) error {
-			switch string(key) {
-			case "text":
-				var err error
-				d.text, textSet, err = d.optString(d.text[:0])
-				return err
-			case "finish_reason":
-				d.msg.FinishReason = ""
-				if s.Null() {
-					return nil
-				}
-				v, err := d.string()
-				if err == nil {
-					d.msg.FinishReason = internReason(v)
-				}
-				return err
-			case "delta":
-				d.content, contentSet = d.content[:0], false
-				if s.Null() {
-					return nil
-				}
-				if s.Peek() != '{' {
-					return s.Errorf("choices[0].delta is not an object")
-				}
-				return s.Object(func(k []byte) error {
-					if string(k) == "content" {
-						var err error
-						d.content, contentSet, err = d.optString(d.content[:0])
-						return err
-					}
-					return s.Skip()
-				})
-			default:
-				return s.Skip()
-			}
-		})
-	})
-	return n, textSet, contentSet, err
+		if err != nil {
+			return n + 1, textSet, contentSet, err
+		}
+	}
+}
+
+// choice reads choices[0].
+func (d *Decoder) choice(textSet, contentSet *bool) error {
+	s := &d.s
+	if s.Peek() != '{' {
+		return s.Errorf("choices[0] is not an object")
+	}
+	if err := s.BeginObject(); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		key, ok, err := s.Member(i)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case "text":
+			d.text, *textSet, err = d.optString(d.text[:0])
+		case "finish_reason":
+			err = d.finishReason()
+		case "delta":
+			d.content, *contentSet, err = d.delta()
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// finishReason reads choices[0].finish_reason: null or a string.
+func (d *Decoder) finishReason() error {
+	d.msg.FinishReason = ""
+	if d.s.Null() {
+		return nil
+	}
+	v, err := d.string()
+	if err == nil {
+		d.msg.FinishReason = internReason(v)
+	}
+	return err
+}
+
+// delta reads choices[0].delta (chat), keeping its content.
+func (d *Decoder) delta() (content []byte, set bool, err error) {
+	s := &d.s
+	content = d.content[:0]
+	if s.Null() {
+		return content, false, nil
+	}
+	if s.Peek() != '{' {
+		return content, false, s.Errorf("choices[0].delta is not an object")
+	}
+	if err := s.BeginObject(); err != nil {
+		return content, false, err
+	}
+	for i := 0; ; i++ {
+		key, ok, err := s.Member(i)
+		if err != nil || !ok {
+			return content, set, err
+		}
+		if string(key) == "content" {
+			content, set, err = d.optString(content[:0])
+		} else {
+			err = s.Skip()
+		}
+		if err != nil {
+			return content, set, err
+		}
+	}
 }
 
 // usage reads the "usage" value: null or an object with token counts.
