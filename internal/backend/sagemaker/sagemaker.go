@@ -389,6 +389,7 @@ func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decod
 		d.c.Parser.Framing = stream.FramingJSONLines
 	}
 	d.c.Reset(resp)
+	d.c.Expect(req.MaxTokens)
 	d.c.Meter = meter
 	return d
 }
