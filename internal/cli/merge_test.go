@@ -84,15 +84,25 @@ func TestMergeFourWorkers(t *testing.T) {
 // and waits for all of them.
 func runWorkers(t *testing.T, dir, url string, workers, n int, startAt time.Time) {
 	t.Helper()
+	runWorkerProcs(t, workers, func(i int) []string {
+		return []string{"run", "--no-config", "--base-url", url, "--model", "llmbench-sim",
+			"--tokenizer", "builtin:gpt2", "--seed", "7", "--num-prompts", strconv.Itoa(n), "--request-rate", "40",
+			"--max-concurrency", "8", "--random-input-len", "24", "--random-output-len", "12", "--num-warmups", "1",
+			"--worker-index", strconv.Itoa(i), "--start-at", startAt.Format(time.RFC3339Nano),
+			"--save-result", "--save-detailed", "--result-dir", dir, "--disable-tqdm"}
+	})
+}
+
+// runWorkerProcs runs workers llmbench processes at once, worker i with
+// args(i) and the worker count in its environment, and fails the test
+// with a worker's output if it fails.
+func runWorkerProcs(t *testing.T, workers int, args func(i int) []string) {
+	t.Helper()
 	var wg sync.WaitGroup
 	outs := make([]bytes.Buffer, workers)
 	errs := make([]error, workers)
 	for i := range workers {
-		cmd := exec.Command(os.Args[0], "run", "--no-config", "--base-url", url, "--model", "llmbench-sim",
-			"--tokenizer", "builtin:gpt2", "--seed", "7", "--num-prompts", strconv.Itoa(n), "--request-rate", "40",
-			"--max-concurrency", "8", "--random-input-len", "24", "--random-output-len", "12", "--num-warmups", "1",
-			"--worker-index", strconv.Itoa(i), "--start-at", startAt.Format(time.RFC3339Nano),
-			"--save-result", "--save-detailed", "--result-dir", dir, "--disable-tqdm")
+		cmd := exec.Command(os.Args[0], args(i)...)
 		cmd.Args[0] = "llmbench" // testscript's TestMain runs Main for this name
 		cmd.Env = append(os.Environ(), envWorkerCount+"="+strconv.Itoa(workers), "HF_HUB_OFFLINE=1")
 		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]

@@ -5,12 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -93,30 +91,17 @@ func checkWorkerShares(t *testing.T, dir string, workers int) {
 // as llmbench) and waits for all of them.
 func runSweepWorkers(t *testing.T, dir, url string, workers int, startAt time.Time) {
 	t.Helper()
-	var wg sync.WaitGroup
-	outs := make([]bytes.Buffer, workers)
-	errs := make([]error, workers)
-	for i := range workers {
-		// A 1 s gap covers the drain of 10-40 ms requests and one warm-up
-		// on an idle machine; a busy one may start a step late, which the
-		// worker reports and this test does not treat as a failure.
-		cmd := exec.Command(os.Args[0], "sweep", "--base-url", url, "--model", "llmbench-sim",
+	// A 1 s gap covers the drain of 10-40 ms requests and one warm-up on
+	// an idle machine; a busy one may start a step late, which the worker
+	// reports and this test does not treat as a failure.
+	runWorkerProcs(t, workers, func(i int) []string {
+		return []string{"sweep", "--base-url", url, "--model", "llmbench-sim",
 			"--tokenizer", "builtin:gpt2", "--seed", "7", "--num-prompts", "40", "--concurrency", "2,4",
 			"--step-duration", "1s", "--step-gap", "1s", "--step-warmup", "1",
 			"--random-input-len", "24", "--random-output-len", "12",
 			"--worker-index", strconv.Itoa(i), "--start-at", startAt.Format(time.RFC3339Nano),
-			"--result-dir", dir, "--disable-tqdm")
-		cmd.Args[0] = "llmbench" // testscript's TestMain runs Main for this name
-		cmd.Env = append(os.Environ(), envWorkerCount+"="+strconv.Itoa(workers), "HF_HUB_OFFLINE=1")
-		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
-		wg.Go(func() { errs[i] = cmd.Run() })
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("worker %d: %v\n%s", i, err, outs[i].String())
-		}
-	}
+			"--result-dir", dir, "--disable-tqdm"}
+	})
 }
 
 // checkMergedStep compares one merged step with `llmbench metrics` over
@@ -248,16 +233,10 @@ func rm(t *testing.T, path string) {
 // editSweep rewrites a sweep file through change.
 func editSweep(t *testing.T, path string, change func(map[string]any)) {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
+	m := readResult(t, path)
 	change(m)
-	if b, err = json.Marshal(m); err != nil {
+	b, err := json.Marshal(m)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, b, 0o600); err != nil {

@@ -31,8 +31,8 @@ type chunkedBody struct {
 	digits       int
 	line         int   // bytes of the current size or trailer line
 	excess       int64 // framing beyond the allowance, as net/http counts it
-	trailerBytes int
-	extra        bool // bytes followed the body: the connection cannot be kept
+	trailerBytes int   // of the whole trailer section, bounded
+	extra        bool  // bytes followed the body: the connection cannot be kept
 }
 
 type chunkState uint8
@@ -43,8 +43,8 @@ const (
 	stExt                         // a chunk extension, up to CR
 	stSizeLF                      // CR seen, LF next
 	stData                        // left bytes of data
-	stDataCR                      // CRLF after the data
-	stDataLF                      //
+	stDataCR                      // the CR after the data
+	stDataLF                      // and its LF
 	stTrailer                     // a trailer line (or the empty last line)
 	stTrailerLF                   // CR seen in a trailer line
 	stDone                        // the body ended
@@ -136,18 +136,16 @@ func (b *chunkedBody) step(c byte) error {
 			return errChunkCR
 		}
 		return b.beginChunk()
-	case stDataCR, stDataLF:
-		want := byte('\r')
-		if b.st == stDataLF {
-			want = '\n'
-		}
-		if c != want {
+	case stDataCR:
+		if c != '\r' {
 			return errChunkMalformed
 		}
-		b.st++
-		if b.st > stDataLF {
-			b.st = stSize
+		b.st = stDataLF
+	case stDataLF:
+		if c != '\n' {
+			return errChunkMalformed
 		}
+		b.st = stSize
 	case stTrailer, stTrailerLF:
 		return b.trailer(c)
 	}
