@@ -97,13 +97,14 @@ func TestBatchingSaturates(t *testing.T) {
 	if r := at(16).tput / at(1).tput; r < 2 {
 		t.Errorf("throughput did not rise: 16 vs 1 = %.2fx", r)
 	}
-	// Flat means no more growth (at most +33 %). Below, only a collapse
-	// fails: on a busy machine the engine's timers and the 64 client
-	// goroutines fight for the cores and 64 was seen at 0.68x of 32
-	// (-race, a second test suite beside it); the model's own plateau is
-	// exact in TestBatchEngineRampExact.
-	if r := at(64).tput / at(32).tput; r < 0.3 || r > 1.33 {
-		t.Errorf("throughput did not flatten: 64 vs 32 = %.2fx", r)
+	// Flat means no more growth (at most +33 %) over the best level at or
+	// past the 16 slots: one level dipping on a busy machine does not
+	// count (32 was seen at 0.47x of 16 in CI, and 64 at 0.68x of 32 with
+	// a second suite beside it). Below, only a collapse fails; the model's
+	// own plateau is exact in TestBatchEngineRampExact.
+	plateau := max(at(16).tput, at(32).tput)
+	if r := at(64).tput / plateau; r < 0.3 || r > 1.33 {
+		t.Errorf("throughput did not flatten: 64 vs the best of 16 and 32 = %.2fx", r)
 	}
 	if at(64).p99TTFT < 3*at(8).p99TTFT {
 		t.Errorf("p99 TTFT did not climb with queueing: 8: %v, 64: %v", at(8).p99TTFT, at(64).p99TTFT)
