@@ -34,6 +34,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
@@ -225,8 +226,20 @@ func (b *Backend) release(c *sagemakerruntime.Client) {
 // eventStreamContentType is the Content-Type of a streaming response.
 const eventStreamContentType = "application/vnd.amazon.eventstream"
 
-// inferenceIDRE is what SageMaker accepts as an inference id.
-var inferenceIDRE = regexp.MustCompile(`^\PC{1,64}$`)
+// validInferenceID reports whether id is what SageMaker accepts as an
+// inference id, "1–64 printable characters" (spec/sagemaker-streaming.md):
+// none in Unicode's Other category (control, format, private use). A loop,
+// not the regexp ^\PC{1,64}$ it replaces: compiling {1,64} of a Unicode
+// class cost every start of the binary 2.9 ms and 2.4 MB.
+func validInferenceID(id string) bool {
+	n := 0
+	for _, r := range id { // invalid UTF-8 reads as U+FFFD, as in regexp
+		if n++; n > 64 || unicode.Is(unicode.C, r) {
+			return false
+		}
+	}
+	return n > 0
+}
 
 // Send performs req and fills resp; see backend.Backend. resp.Start is
 // taken immediately before the invoke call, so credential signing and the
@@ -329,7 +342,7 @@ func (b *Backend) input(req *backend.Request) (*sagemakerruntime.InvokeEndpointW
 	if b.cfg.CustomAttributes != "" {
 		in.CustomAttributes = aws.String(string(b.cfg.CustomAttributes))
 	}
-	if req.ID != "" && inferenceIDRE.MatchString(req.ID) {
+	if req.ID != "" && validInferenceID(req.ID) {
 		in.InferenceId = aws.String(req.ID)
 	}
 	return in, nil
