@@ -44,6 +44,26 @@ func (s *Scanner) Reset(b []byte) {
 // Offset is the index in the document of the next byte to read.
 func (s *Scanner) Offset() int { return s.i }
 
+// Mark is a scanner's place in a document: the offset of the next byte
+// and the open objects and arrays around it.
+type Mark struct{ off, depth int }
+
+// Offset is the index of the next byte to read at m.
+func (m Mark) Offset() int { return m.off }
+
+// Mark returns the scanner's place, to resume at in another document.
+func (s *Scanner) Mark() Mark { return Mark{s.i, s.depth} }
+
+// ResumeAt makes s read b from m, a Mark taken in an earlier document. The
+// scanner's state at a place depends only on the bytes before it, and on
+// the byte at it, which ended the value before (a number ends at the first
+// byte that cannot continue it): so when b[:m.Offset()+1] equals the
+// earlier document's, reading on from m is exactly reading b from its
+// start. The caller checks that equality.
+func (s *Scanner) ResumeAt(b []byte, m Mark) {
+	s.b, s.i, s.depth = b, m.off, m.depth
+}
+
 // Errorf returns an error wrapping ErrSyntax that names the current offset.
 func (s *Scanner) Errorf(format string, a ...any) error {
 	return fmt.Errorf("%w at byte %d: %s", ErrSyntax, s.i, fmt.Sprintf(format, a...))

@@ -311,3 +311,45 @@ func FuzzScanner(f *testing.F) {
 		checkLikeStd(t, b)
 	})
 }
+
+// TestResumeAt reads a document's first member, marks the place, and reads
+// the rest of other documents from there: it must be as if each had been
+// read from its start, depth included.
+func TestResumeAt(t *testing.T) {
+	t.Parallel()
+	var s Scanner
+	s.Reset([]byte(`{"a":[1,{"b":2}],"c":3}`))
+	if err := s.BeginObject(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := s.Member(0); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	if err := s.Skip(); err != nil {
+		t.Fatal(err)
+	}
+	m := s.Mark()
+	if m.Offset() != 16 {
+		t.Fatalf("mark at %d, want 16", m.Offset())
+	}
+	for _, tt := range []struct{ doc, key, value string }{
+		{`{"a":[1,{"b":2}],"d":[true]}`, "d", "[true]"},
+		{`{"a":[1,{"b":2}],"c":{"e":null}}  `, "c", `{"e":null}`},
+	} {
+		s.ResumeAt([]byte(tt.doc), m)
+		key, ok, err := s.Member(1)
+		if err != nil || !ok || string(key) != tt.key {
+			t.Fatalf("%s: Member(1) = %q, %v, %v", tt.doc, key, ok, err)
+		}
+		v, err := s.Raw()
+		if err != nil || string(v) != tt.value {
+			t.Fatalf("%s: value %q, %v", tt.doc, v, err)
+		}
+		if _, ok, err := s.Member(2); ok || err != nil {
+			t.Fatalf("%s: Member(2) = %v, %v", tt.doc, ok, err)
+		}
+		if err := s.End(); err != nil || s.depth != 0 {
+			t.Fatalf("%s: End %v, depth %d", tt.doc, err, s.depth)
+		}
+	}
+}

@@ -69,6 +69,25 @@ func BenchmarkDecoderChunk(b *testing.B) {
 	}
 }
 
+// BenchmarkDecoderStream decodes the messages of a 100-chunk chat stream
+// in order, as one stream's Decoder does; per message.
+func BenchmarkDecoderStream(b *testing.B) {
+	var msgs [][]byte
+	for _, m := range chatStream100()[:102] { // not [DONE]
+		msgs = append(msgs, bytes.TrimPrefix(bytes.TrimSpace(m), []byte("data: ")))
+	}
+	b.ReportAllocs()
+	d := Decoder{Mode: ModeChat}
+	for b.Loop() {
+		for _, m := range msgs {
+			if _, err := d.Decode(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(msgs)), "ns/msg")
+}
+
 // stdChunk is the encoding/json alternative the Decoder was measured
 // against.
 type stdChunk struct {

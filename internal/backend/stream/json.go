@@ -62,6 +62,18 @@ type Decoder struct {
 	content []byte // choices[0].delta.content
 	scratch []byte // strings read only to compare or copy
 	msg     Message
+
+	// head is the start of the last message read from its start, up to
+	// its "choices" member and the byte after the value before it; at is the
+	// scanner's place there and members the members before it. A stream's
+	// messages begin alike ({"id":…,"object":…,"created":…,"model":…), so
+	// a message that begins with head is read from at, not again from its
+	// start: about half of each chunk (BENCHMARKS.md, "The head of a
+	// chunk"). Only members that change nothing the Decoder reports may
+	// be in head (see remember).
+	head    []byte
+	at      jsonscan.Mark
+	members int
 }
 
 // errSyntax is wrapped by every malformed-JSON error.
@@ -75,21 +87,24 @@ func (d *Decoder) Decode(b []byte) (*Message, error) {
 	d.msg = Message{PromptTokens: -1, CompletionTokens: -1}
 	d.text, d.content = d.text[:0], d.content[:0]
 	var st decodeState
-	s := &d.s
-	s.Reset(b)
-	if s.Peek() != '{' {
-		return nil, s.Errorf("message is not a JSON object")
-	}
-	if err := s.BeginObject(); err != nil {
+	i, err := d.begin(b)
+	if err != nil {
 		return nil, err
 	}
-	for i := 0; ; i++ {
+	s := &d.s
+	fresh := i == 0
+	for ; ; i++ {
+		at := s.Mark()
 		key, ok, err := s.Member(i)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			break
+		}
+		if fresh && i > 0 && string(key) == "choices" {
+			fresh = false
+			d.remember(b, at, i, &st)
 		}
 		if err := d.member(key, &st); err != nil {
 			return nil, err
@@ -112,6 +127,40 @@ func (d *Decoder) Decode(b []byte) (*Message, error) {
 	}
 	return &d.msg, nil
 }
+
+// begin starts reading b: after the '{', or after the head it shares
+// with an earlier message. It returns the members already read.
+func (d *Decoder) begin(b []byte) (members int, err error) {
+	s := &d.s
+	if n := len(d.head); n > 0 && len(b) >= n && string(b[:n]) == string(d.head) {
+		s.ResumeAt(b, d.at)
+		return d.members, nil
+	}
+	d.head = d.head[:0]
+	s.Reset(b)
+	if s.Peek() != '{' {
+		return 0, s.Errorf("message is not a JSON object")
+	}
+	return 0, s.BeginObject()
+}
+
+// remember keeps b's head, the members before "choices" at at, when
+// reading them changed nothing: a message that begins the same way can
+// then start at at with the Decoder as it is at the start of a message.
+func (d *Decoder) remember(b []byte, at jsonscan.Mark, members int, st *decodeState) {
+	m := &d.msg
+	neutral := !st.isErrorObject && len(st.topMessage) == 0 && m.Choices == 0 && !m.Usage &&
+		m.PromptTokens == -1 && m.CompletionTokens == -1 && m.ErrorMessage == ""
+	if !neutral || at.Offset() >= len(b) || at.Offset() > maxHead {
+		return
+	}
+	d.head = append(d.head[:0], b[:at.Offset()+1]...)
+	d.at, d.members = at, members
+}
+
+// maxHead bounds the head kept: a stream's is ~100 bytes; a server that
+// pads its messages must not make every stream hold a copy of the padding.
+const maxHead = 512
 
 // decodeState is what Decode learns across the top-level members.
 type decodeState struct {

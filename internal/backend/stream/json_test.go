@@ -260,3 +260,64 @@ func FuzzDecoder(f *testing.F) {
 		}
 	})
 }
+
+// TestDecoderHead checks that a Decoder reading a message after another
+// gives what a fresh one gives, when the two messages share their head and
+// when they only nearly do (the byte after the head's last value decides
+// where that value ended).
+func TestDecoderHead(t *testing.T) {
+	t.Parallel()
+	const head = `{"id":"cmpl-1","object":"text_completion","created":12,"model":"m",`
+	tests := []struct{ name, first, second string }{
+		{"same head", head + `"choices":[{"text":"a"}]}`, head + `"choices":[{"text":"b","finish_reason":"stop"}]}`},
+		{"number continues", `{"created":12,"choices":[]}`, `{"created":123,"choices":[{"text":"x"}]}`},
+		{"number becomes bad", `{"created":12,"choices":[]}`, `{"created":12.,"choices":[]}`},
+		{"space after the head", `{"id":"x","choices":[]}`, `{"id":"x" ,"choices":[{"text":"y"}]}`},
+		{"head then end", head + `"choices":[]}`, head[:len(head)-1] + `}`},
+		{"head then garbage", head + `"choices":[]}`, head + `"choices":[}`},
+		{"head then truncated", head + `"choices":[]}`, head},
+		{"key not choices", head + `"choices":[]}`, head + `"usage":{"completion_tokens":3},"choices":[]}`},
+		{"usage first", `{"usage":{"prompt_tokens":1},"choices":[]}`, `{"usage":{"prompt_tokens":1},"choices":[{"text":"z"}]}`},
+		{"error object first", `{"object":"error","message":"m","choices":[]}`, `{"object":"error","message":"m","choices":[{"text":"z"}]}`},
+		{"message first", `{"message":"m","choices":[],"object":"error"}`, `{"message":"m","choices":[{"text":"z"}],"object":"error"}`},
+		{"choices twice", `{"id":1,"choices":[{"text":"a"}],"choices":[]}`, `{"id":1,"choices":[],"choices":[{"text":"b"}]}`},
+		{"choices first", `{"choices":[{"text":"a"}]}`, `{"choices":[{"text":"b"}]}`},
+		{"deep head", `{"x":[[[{"a":[1,{"b":null}]}]]],"choices":[]}`, `{"x":[[[{"a":[1,{"b":null}]}]]],"choices":[{"text":"q"}]}`},
+	}
+	for _, tt := range tests {
+		for _, mode := range []Mode{ModeAuto, ModeCompletions, ModeChat} {
+			t.Run(fmt.Sprintf("%s/%d", tt.name, mode), func(t *testing.T) {
+				checkAfter(t, mode, []byte(tt.first), []byte(tt.second))
+			})
+		}
+	}
+}
+
+// checkAfter decodes second with a Decoder that has read first, and with a
+// fresh one, and fails unless both say the same.
+func checkAfter(t *testing.T, mode Mode, first, second []byte) {
+	t.Helper()
+	reused := Decoder{Mode: mode}
+	_, _ = reused.Decode(first)
+	got, err := reused.Decode(second)
+	fresh := Decoder{Mode: mode}
+	want, wantErr := fresh.Decode(second)
+	if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+		t.Fatalf("after %q, Decode(%q): err %v, a fresh Decoder's %v", first, second, err, wantErr)
+	}
+	if err == nil && toRef(got) != toRef(want) {
+		t.Fatalf("after %q, Decode(%q)\n got %+v\nwant %+v", first, second, toRef(got), toRef(want))
+	}
+}
+
+// FuzzDecoderHead decodes a message after another that shares some of its
+// start: the second's result must not depend on the first.
+func FuzzDecoderHead(f *testing.F) {
+	f.Add([]byte(`{"id":"x","created":12,"choices":[{"text":"a"}]}`), uint16(23), []byte(`3,"choices":[]}`), uint8(0))
+	f.Add([]byte(`{"id":"x","created":12,"choices":[{"text":"a"}]}`), uint16(24), []byte(`"choices":[{"delta":{"content":"b"}}]}`), uint8(2))
+	f.Add([]byte(`{"object":"x","choices":[]}`), uint16(14), []byte(`,"usage":{"completion_tokens":2}}`), uint8(1))
+	f.Fuzz(func(t *testing.T, first []byte, cut uint16, tail []byte, mode uint8) {
+		second := append(first[:int(cut)%(len(first)+1):int(cut)%(len(first)+1)], tail...)
+		checkAfter(t, Mode(mode%3), first, second)
+	})
+}
