@@ -45,6 +45,7 @@ func profileCPU(path string) (stop func()) {
 }
 
 func writeAllocs(path string) {
+	runtime.GC() // the profile counts allocations up to the last collection
 	f, err := os.Create(path)
 	if err == nil {
 		err = pprof.Lookup("allocs").WriteTo(f, 0)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptrace"
 	"sync/atomic"
 	"time"
 
@@ -92,7 +93,7 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	}
 	smp := newSampler()
 	rc := &runner.Config{
-		Backend:        tracedBackend{Backend: p.Backend, trace: smp.trace},
+		Backend:        p.Backend,
 		Requests:       p.Requests,
 		Schedule:       offsets,
 		MaxConcurrency: p.Load.MaxConcurrency,
@@ -127,7 +128,10 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 			return nil, err
 		}
 	}
-	runCtx, abort := context.WithCancelCause(ctx)
+	// The connection counter rides on the run's context, which every
+	// request's derives from: set once, not per request (three
+	// allocations each at 1,000 streams).
+	runCtx, abort := context.WithCancelCause(httptrace.WithClientTrace(ctx, smp.trace))
 	defer abort(nil)
 	watch := &failWatch{n: p.AbortAfter, abort: abort}
 	rc.OnDone = func(r *record.Record) {

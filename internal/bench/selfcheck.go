@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"context"
 	"math"
 	"net/http/httptrace"
 	"runtime"
@@ -10,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/selfcheck"
 )
@@ -149,15 +147,4 @@ func dispatchFigures(m *selfcheck.Measurements, p *Plan, recs []record.Record) {
 			m.AchievedRate = float64(len(recs)) / last
 		}
 	}
-}
-
-// tracedBackend adds the sampler's connection counter to every request.
-type tracedBackend struct {
-	backend.Backend
-	trace *httptrace.ClientTrace
-}
-
-// Send sends req with the trace on its context.
-func (t tracedBackend) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
-	t.Backend.Send(httptrace.WithClientTrace(ctx, t.trace), req, resp)
 }

@@ -44,6 +44,19 @@ func TestRunSelfCheck(t *testing.T) {
 	}
 }
 
+// TestRunSelfCheckCountsConnections: without --preconnect, the run's own
+// connections are counted: 4 streams over keep-alive open at most 4 (one
+// fewer when the server probe's connection is reused), and not none.
+func TestRunSelfCheckCountsConnections(t *testing.T) {
+	srv := startSim(t, nil)
+	code, out, errs := runCLI(t, "run", "--base-url", srv.URL, "--num-prompts", "8", "--max-concurrency", "4",
+		"--random-input-len", "8", "--random-output-len", "4", "--disable-tqdm")
+	line := regexp.MustCompile(`(?m)^Self-check: .*events/s, (\d+) connections opened\)$`).FindStringSubmatch(out)
+	if code != 0 || line == nil || line[1] < "1" || line[1] > "4" || len(line[1]) != 1 {
+		t.Fatalf("exit %d, self-check %q, want 1 to 4 connections opened:\n%s\n%s", code, line, out, errs)
+	}
+}
+
 func TestRequireValid(t *testing.T) {
 	t.Parallel()
 	bad := &bench.Outcome{Verdict: selfcheck.Result{Verdict: selfcheck.Degraded, Reasons: []string{"dispatch lag p99 30 ms > 10 ms"}}}

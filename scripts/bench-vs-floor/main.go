@@ -145,7 +145,10 @@ func runOnce(client string, n, tokens int, pre bool, bin, floor, vllm, extra, be
 		}
 		cmd = exec.Command(floor, args...)
 	case "llmbench", "before":
-		args := []string{"run", "--base-url", url, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2", "--num-prompts", strconv.Itoa(n),
+		// --no-config: a config.yaml in the working directory (this
+		// repository has one) would add its warm-ups and a detailed
+		// result, work the floor client does not do.
+		args := []string{"run", "--no-config", "--base-url", url, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2", "--num-prompts", strconv.Itoa(n),
 			"--max-concurrency", strconv.Itoa(n), "--random-input-len", "32", "--random-output-len", strconv.Itoa(tokens),
 			"--request-id-prefix", "cmp-", "--save-records", recPath, "--save-result", "--result-dir", dir, "--result-filename", "res.json", "--disable-tqdm"}
 		if pre {

@@ -334,27 +334,27 @@ func (d *Decoder) usage() error {
 	if s.Peek() != '{' {
 		return s.Errorf("usage is not an object")
 	}
-	keys := 0
-	err := s.Object(func(key []byte) error {
-		keys++
-		switch k := string(key); k {
-		case "prompt_tokens", "completion_tokens":
-			v, err := d.count(k)
-			if err != nil {
-				return err
-			}
-			if k == "prompt_tokens" {
-				d.msg.PromptTokens = v
-			} else {
-				d.msg.CompletionTokens = v
-			}
-			return nil
-		default:
-			return s.Skip()
+	if err := s.BeginObject(); err != nil {
+		return err
+	}
+	for i := 0; ; i++ {
+		key, ok, err := s.Member(i)
+		if err != nil || !ok {
+			return err
 		}
-	})
-	d.msg.Usage = keys > 0
-	return err
+		d.msg.Usage = true
+		switch k := string(key); k {
+		case "prompt_tokens":
+			d.msg.PromptTokens, err = d.count(k)
+		case "completion_tokens":
+			d.msg.CompletionTokens, err = d.count(k)
+		default:
+			err = s.Skip()
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // optString reads a string or null. For a string it appends the decoded
