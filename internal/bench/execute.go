@@ -120,7 +120,6 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	if err := waitUntil(ctx, p.StartAt); err != nil { // distributed runs: share.go
 		return nil, ErrInterruptedEarly
 	}
-	defer rampGC(inFlight(p))()
 	smp.start()
 	rc.Origin = time.Now()
 	if h.OpenRecords != nil {
@@ -245,17 +244,4 @@ func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
 		return plan.Offsets, nil, nil
 	}
 	return plan.Offsets, load.RPSChanges(a.RampStartRPS, plan.Rates, plan.Offsets), nil
-}
-
-// inFlight is about how many requests p's timed run holds at once: its
-// users, else its requests up to the concurrency cap.
-func inFlight(p *Plan) int {
-	if u := p.Load.Users; u != nil {
-		return u.Users
-	}
-	n := len(p.Requests)
-	if c := p.Load.MaxConcurrency; c > 0 {
-		n = min(n, c)
-	}
-	return n
 }
