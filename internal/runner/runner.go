@@ -276,7 +276,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			req := &cfg.Requests[it.Index]
 			var resp backend.Response
 			cfg.send(reqCtx, req, &resp)
-			recs[it.Index] = toRecord(req, &resp, origin, it)
+			storeRecord(&recs[it.Index], req, &resp, origin, it)
 			sent[it.Index] = true
 			doneCh <- it.Index
 		})

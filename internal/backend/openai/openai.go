@@ -364,11 +364,6 @@ func sortedKeys(m map[string]any) []string {
 // it returned.
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	defer c.redactFailure(resp)
-	body, err := BuildBody(c.cfg.API, c.cfg.Logprobs, req)
-	if err != nil {
-		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
-		return
-	}
 	if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.timeout {
 		// Only when the caller's deadline is later: the runner already
 		// bounds each request by the same timeout, and a second timer and
@@ -378,10 +373,30 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
+	hresp := c.post(ctx, req, resp)
+	if hresp == nil {
+		return
+	}
+	defer hresp.Body.Close()
+	c.stream(ctx, req, hresp.Body, resp)
+}
+
+// post sends req and returns the response to stream, or nil with resp
+// holding the failure. Not inlined: its request-building locals are gone
+// from the stack while the answer streams, so that a parked stream's
+// stack stays small (BENCHMARKS.md, "Smaller stacks").
+//
+//go:noinline
+func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response) *http.Response {
+	body, err := BuildBody(c.cfg.API, c.cfg.Logprobs, req)
+	if err != nil {
+		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
+		return nil
+	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		resp.Err, resp.ErrClass = err, record.ErrOther
-		return
+		return nil
 	}
 	hreq.Header = c.header.Clone()
 	if req.ID != "" {
@@ -391,15 +406,19 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
 		resp.ErrClass, resp.Err = transportError(ctx, err, "sending request")
-		return
+		return nil
 	}
-	defer hresp.Body.Close()
 	resp.HTTPStatus = hresp.StatusCode
 	if hresp.StatusCode != http.StatusOK {
 		resp.ErrClass, resp.Err = statusError(hresp, c.secrets)
-		return
+		hresp.Body.Close()
+		return nil
 	}
+	return hresp
+}
 
+// stream reads the answer's body into resp through a pooled collector.
+func (c *Client) stream(ctx context.Context, req *backend.Request, body io.Reader, resp *backend.Response) {
 	coll := c.colls.Get().(*stream.Collector)
 	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
 	coll.Reset(resp)
@@ -414,7 +433,7 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 	defer c.bufs.Put(bp)
 	buf := *bp
 	for {
-		n, rerr := hresp.Body.Read(buf)
+		n, rerr := body.Read(buf)
 		if n > 0 {
 			if coll.Feed(buf[:n], time.Now()) != nil {
 				return // recorded as malformed_stream by the collector

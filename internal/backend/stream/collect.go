@@ -68,12 +68,13 @@ func (c *Collector) Reset(resp *backend.Response) {
 
 // Expect sizes the collector for a response of about n token chunks (the
 // request's max_tokens), so the stamps and text are not copied as they
-// grow. It reserves at most 4,096 stamps and 16 KiB of text (8 bytes a
-// token; English averages about 4): a larger answer grows as usual.
+// grow. It reserves at most 4,096 stamps and 24 KiB of text (6 bytes a
+// token: English averages about 4, the simulator's words 5 to 6): a larger
+// answer grows as usual.
 func (c *Collector) Expect(n int) {
 	n = min(max(n, 0)+2, 4096)
 	c.stamps = slices.Grow(c.stamps[:0], n)
-	c.text = slices.Grow(c.text[:0], min(8*n, 16<<10))
+	c.text = slices.Grow(c.text[:0], 6*n)
 }
 
 // Feed parses b, which arrived at now. A non-nil error means the stream is
