@@ -7,8 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
-	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -61,43 +59,10 @@ const directReadBuffer = 1024
 
 func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
 	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: dialer(d),
+	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: d.DialContext,
 		maxConns: fallback.MaxConnsPerHost, open: map[string]int{}, waiting: map[string][]chan *directConn{}}
 	t.writers.New = func() any { return bufio.NewWriterSize(nil, 4096) }
 	return t
-}
-
-// dialer dials with d. An address that is an IP literal (the usual
-// benchmark target: 127.0.0.1, a pod's IP) needs no resolver: d.DialTCP
-// skips it and the dial-racing frames of DialContext, some 30 allocations
-// and 1.3 KB of stack per connection, the stack a stream's goroutine
-// would otherwise keep (BENCHMARKS.md, "Smaller stacks"). Host names go
-// through DialContext, resolved at every dial as before.
-func dialer(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		if ap, err := netip.ParseAddrPort(addr); err == nil {
-			// DialContext reports to an httptrace.ClientTrace (the
-			// self-check counts connections so); DialTCP does not.
-			trace := httptrace.ContextClientTrace(ctx)
-			if trace != nil && trace.ConnectStart != nil {
-				trace.ConnectStart(network, addr)
-			}
-			c, err := d.DialTCP(ctx, network, netip.AddrPort{}, ap)
-			if trace != nil && trace.ConnectDone != nil {
-				trace.ConnectDone(network, addr, err)
-			}
-			if oe := (*net.OpError)(nil); errors.As(err, &oe) {
-				// No local address was asked for: name none, as
-				// DialContext does ("dial tcp 127.0.0.1:8000: ...").
-				oe.Source = nil
-			}
-			if err != nil {
-				return nil, err // not a nil *TCPConn in an interface
-			}
-			return c, nil
-		}
-		return d.DialContext(ctx, network, addr)
-	}
 }
 
 // setMaxIdle raises the idle pool to at least n per host.

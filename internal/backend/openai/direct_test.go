@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -320,54 +319,5 @@ func TestDirectCloseEarly(t *testing.T) {
 	}
 	if n := conns.Load(); n != 2 {
 		t.Errorf("%d connections, want 2 (a body closed early is not reused)", n)
-	}
-}
-
-// TestDialer: an IP literal and a host name both reach the listener (the
-// first without the resolver), a refused port is an error naming it, and
-// the connection is TCP and reported to an httptrace.ClientTrace.
-func TestDialer(t *testing.T) {
-	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	port := l.Addr().(*net.TCPAddr).Port
-	dial := dialer(&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second})
-	for _, addr := range []string{fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("localhost:%d", port)} {
-		var done atomic.Int32
-		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
-			ConnectDone: func(_, _ string, err error) {
-				if err == nil {
-					done.Add(1)
-				}
-			}})
-		c, err := dial(ctx, "tcp", addr)
-		if err != nil {
-			t.Fatalf("%s: %v", addr, err)
-		}
-		if done.Load() != 1 {
-			t.Errorf("%s: %d ConnectDone calls, want 1", addr, done.Load())
-		}
-		if _, ok := c.(*net.TCPConn); !ok || c.RemoteAddr().(*net.TCPAddr).Port != port {
-			t.Errorf("%s: %T to %v", addr, c, c.RemoteAddr())
-		}
-		c.Close()
-	}
-	l2, _ := net.Listen("tcp", "127.0.0.1:0")
-	refused := l2.Addr().String()
-	l2.Close()
-	if _, err := dial(context.Background(), "tcp", refused); err == nil || !strings.Contains(err.Error(), "dial tcp "+refused) {
-		t.Errorf("refused port: %v", err)
 	}
 }
