@@ -156,8 +156,7 @@ func (t *directTransport) exchange(req *http.Request, dc *directConn, addr strin
 		body.ch, body.chunked = chunkedBody{br: dc.br, c: dc.c}, true
 		// net/http's body holds the Response, and through it the
 		// Request, its body and both header maps: ~2 KB per stream that
-		// can go while the answer streams (BENCHMARKS.md, "Smaller
-		// stacks").
+		// can go while the answer streams.
 		body.rc = nil
 	}
 	resp.Body = body
