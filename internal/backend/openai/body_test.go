@@ -1,10 +1,13 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/pyjson"
 )
 
 // The expected bodies were produced with CPython 3's json.dumps on the
@@ -51,4 +54,51 @@ func TestBuildBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPlainBodyMatches: the direct writer of a plain request's body gives
+// the bytes of the general one, whatever the prompt, model and options.
+func TestPlainBodyMatches(t *testing.T) {
+	t.Parallel()
+	zero, five := 0, 5
+	prompts := []string{"", "hi", `a "quoted" \ back\slash`, "tab\tnew\nline\x00\x1f", "é 🚀 \u2028 \ufeff", "\xff\xfe bad utf-8", strings.Repeat("word ", 2000)}
+	for _, api := range []API{Completions, Chat} {
+		for _, model := range []string{"", "llmbench-sim", `m"odel`} {
+			for _, lp := range []*int{nil, &zero, &five} {
+				for _, eos := range []bool{false, true} {
+					for _, max := range []int{0, 1, 100, -1} {
+						for _, p := range prompts {
+							req := &backend.Request{Model: model, Prompt: p, MaxTokens: max, IgnoreEOS: eos}
+							want, err := pyjson.Append(nil, bodyObject(api, lp, req))
+							if err != nil {
+								t.Fatal(err)
+							}
+							if got := appendPlainBody(nil, api, lp, req); !bytes.Equal(got, want) {
+								t.Fatalf("api %v model %q logprobs %v eos %v max %d prompt %q:\n got %s\nwant %s", api, model, lp, eos, max, p, got, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzPlainBody compares the two writers on arbitrary prompts and models.
+func FuzzPlainBody(f *testing.F) {
+	f.Add("llmbench-sim", "hello \"world\"", 100, true, false)
+	f.Fuzz(func(t *testing.T, model, prompt string, max int, eos, chat bool) {
+		api := Completions
+		if chat {
+			api = Chat
+		}
+		req := &backend.Request{Model: model, Prompt: prompt, MaxTokens: max, IgnoreEOS: eos}
+		want, err := pyjson.Append(nil, bodyObject(api, nil, req))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendPlainBody(nil, api, nil, req); !bytes.Equal(got, want) {
+			t.Fatalf("got %s\nwant %s", got, want)
+		}
+	})
 }

@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -282,6 +283,49 @@ func (c *Client) Body(req *backend.Request) ([]byte, error) {
 // key order included, as Python's json.dumps writes it. The SageMaker
 // backend sends the same bodies to containers that speak the OpenAI API.
 func BuildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
+	dst := make([]byte, 0, 256+len(req.Prompt))
+	if len(req.ExtraBody) == 0 && req.PromptIDs == nil && req.Messages == nil {
+		return appendPlainBody(dst, api, logprobs, req), nil
+	}
+	return pyjson.Append(dst, bodyObject(api, logprobs, req))
+}
+
+// appendPlainBody appends the body of a request with a text prompt and no
+// extra body, the same bytes as bodyObject's (TestPlainBodyMatches)
+// without building one: 14 allocations a request fewer.
+func appendPlainBody(dst []byte, api API, logprobs *int, req *backend.Request) []byte {
+	dst = append(dst, '{')
+	if req.Model != "" {
+		dst = append(dst, `"model": `...)
+		dst = append(pyjson.AppendString(dst, req.Model), ", "...)
+	}
+	if api == Chat {
+		dst = append(dst, `"messages": [{"role": "user", "content": [{"type": "text", "text": `...)
+		dst = pyjson.AppendString(dst, req.Prompt)
+		dst = append(dst, `}]}], "max_completion_tokens": `...)
+		dst = strconv.AppendInt(dst, int64(req.MaxTokens), 10)
+	} else {
+		dst = append(dst, `"prompt": `...)
+		dst = pyjson.AppendString(dst, req.Prompt)
+		dst = append(dst, `, "repetition_penalty": 1.0, "max_tokens": `...)
+		dst = strconv.AppendInt(dst, int64(req.MaxTokens), 10)
+		dst = append(dst, `, "logprobs": `...)
+		if logprobs != nil {
+			dst = strconv.AppendInt(dst, int64(*logprobs), 10)
+		} else {
+			dst = append(dst, "null"...)
+		}
+	}
+	dst = append(dst, `, "stream": true, "stream_options": {"include_usage": true}`...)
+	if req.IgnoreEOS {
+		dst = append(dst, `, "ignore_eos": true`...)
+	}
+	return append(dst, '}')
+}
+
+// bodyObject is the request body as vLLM's client builds it: its keys in
+// vLLM's order, the extra body merged last.
+func bodyObject(api API, logprobs *int, req *backend.Request) *pyjson.Object {
 	o := pyjson.NewObject()
 	// vLLM's client always names the model; an empty name (SageMaker
 	// containers serve the one model they loaded) is left out.
@@ -311,7 +355,7 @@ func BuildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
 	for _, k := range sortedKeys(req.ExtraBody) {
 		o.Set(k, req.ExtraBody[k])
 	}
-	return pyjson.Append(make([]byte, 0, 256+len(req.Prompt)), o)
+	return o
 }
 
 // chatMessages is the request's messages, or one user message holding the
