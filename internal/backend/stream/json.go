@@ -343,11 +343,11 @@ func (d *Decoder) usage() error {
 			return err
 		}
 		d.msg.Usage = true
-		switch k := string(key); k {
+		switch string(key) { // constants below: k := string(key) would escape into count's errors
 		case "prompt_tokens":
-			d.msg.PromptTokens, err = d.count(k)
+			d.msg.PromptTokens, err = d.count("prompt_tokens")
 		case "completion_tokens":
-			d.msg.CompletionTokens, err = d.count(k)
+			d.msg.CompletionTokens, err = d.count("completion_tokens")
 		default:
 			err = s.Skip()
 		}

@@ -321,3 +321,26 @@ func FuzzDecoderHead(f *testing.F) {
 		checkAfter(t, Mode(mode%3), first, second)
 	})
 }
+
+// TestDecoderNoAllocs: a token chunk (each API) and a usage message decode
+// without allocating once the Decoder's buffers have grown.
+func TestDecoderNoAllocs(t *testing.T) {
+	for _, tt := range []struct {
+		mode Mode
+		msg  string
+	}{
+		{ModeCompletions, `{"id":"cmpl-1","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":" é","logprobs":null,"finish_reason":null}]}`},
+		{ModeChat, `{"id":"c-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":" tok"},"finish_reason":"length"}]}`},
+		{ModeChat, `{"id":"c-1","choices":[],"usage":{"prompt_tokens":3,"total_tokens":5,"completion_tokens":2}}`},
+	} {
+		d := Decoder{Mode: tt.mode}
+		msg := []byte(tt.msg)
+		if n := testing.AllocsPerRun(100, func() {
+			if _, err := d.Decode(msg); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s: %v allocations per message, want 0", tt.msg, n)
+		}
+	}
+}
