@@ -112,9 +112,29 @@ type Parser struct {
 // own error) and the stream should be abandoned.
 func (p *Parser) Feed(b []byte, now time.Time, fn func(*Event) error) error {
 	p.fn, p.now = fn, now
-	err := p.Lines.Feed(b, p.line)
+	var err error
+	if payload, ok := p.wholeEvent(b); ok {
+		err = p.message(payload)
+	} else {
+		err = p.Lines.Feed(b, p.line)
+	}
 	p.fn = nil
 	return err
+}
+
+// wholeEvent reports whether b is exactly one "data: ...\n\n" SSE event
+// with nothing held from earlier feeds, the usual read of a stream, and
+// returns its payload: what the line splitter and line would hand to
+// message (a "\r" before the first "\n" is left to message's trim), at
+// one call instead of a callback per line.
+func (p *Parser) wholeEvent(b []byte) (payload []byte, ok bool) {
+	n := len(b)
+	if p.Framing != FramingSSE || len(p.Lines.buf) > 0 || n < len(prefixDataSpace)+2 ||
+		b[n-1] != '\n' || b[n-2] != '\n' || !bytes.HasPrefix(b, prefixDataSpace) ||
+		bytes.IndexByte(b[:n-2], '\n') >= 0 {
+		return nil, false
+	}
+	return b[len(prefixDataSpace) : n-2], true
 }
 
 // Flush handles what is left after the last newline at the end of the
@@ -134,8 +154,9 @@ func (p *Parser) Flush(now time.Time, fn func(*Event) error) error {
 func (p *Parser) Reset() { p.Lines.Reset() }
 
 var (
-	prefixData = []byte("data:")
-	tokenDone  = []byte("[DONE]")
+	prefixData      = []byte("data:")
+	prefixDataSpace = []byte("data: ")
+	tokenDone       = []byte("[DONE]")
 )
 
 // line handles one complete line.

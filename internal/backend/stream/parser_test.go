@@ -282,6 +282,16 @@ func FuzzParserSplit(f *testing.F) {
 		if a, b := summarize(whole), summarize(split); a != b {
 			t.Fatalf("whole %+v (%v)\nsplit %v: %+v (%v)", a, whole.Err, sizes, b, split.Err)
 		}
+		// One feed per "\n\n"-ended piece: the parser's whole-event path.
+		// The pieces cover data, so collect never cycles through them.
+		var events []int
+		for _, piece := range bytes.SplitAfter(data, []byte("\n\n")) {
+			events = append(events, max(len(piece), 1))
+		}
+		byEvent := collect(data, events, framing, ModeAuto)
+		if a, b := summarize(whole), summarize(byEvent); a != b {
+			t.Fatalf("whole %+v (%v)\nby event %v: %+v (%v)", a, whole.Err, events, b, byEvent.Err)
+		}
 		if (whole.Err == nil) != (whole.ErrClass == "") {
 			t.Fatalf("Err %v with class %q", whole.Err, whole.ErrClass)
 		}
