@@ -20,9 +20,9 @@ type instantBackend struct{ chunks int }
 
 func (b instantBackend) Send(_ context.Context, _ *backend.Request, resp *backend.Response) {
 	resp.Start = time.Now()
-	resp.ChunkTimes = make([]time.Time, b.chunks)
-	for i := range resp.ChunkTimes {
-		resp.ChunkTimes[i] = resp.Start.Add(time.Duration(i+1) * time.Millisecond)
+	resp.Chunks.Grow(b.chunks)
+	for i := range b.chunks {
+		resp.Chunks.Append(resp.Start.Add(time.Duration(i+1) * time.Millisecond))
 	}
 	resp.Text = strings.Repeat("word ", b.chunks)
 	n := b.chunks

@@ -33,7 +33,7 @@ func (b *httpBackend) Send(ctx context.Context, _ *backend.Request, resp *backen
 		return
 	}
 	r.Body.Close()
-	resp.ChunkTimes = []time.Time{time.Now(), time.Now()}
+	resp.Chunks = backend.StampsOf(time.Now(), time.Now())
 }
 
 func (b *httpBackend) Preconnect(_ context.Context, n int) (int, error) {

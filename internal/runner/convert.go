@@ -50,16 +50,16 @@ func toRecord(req *backend.Request, resp *backend.Response, origin time.Time, it
 	if start.After(it.Arrived) {
 		r.QueueTime = start.Sub(it.Arrived).Seconds()
 	}
-	if n := len(resp.ChunkTimes); n > 0 {
-		r.TTFT = resp.ChunkTimes[0].Sub(start).Seconds()
+	if n := resp.Chunks.Len(); n > 0 {
+		r.TTFT = resp.Chunks.At(0).Sub(start).Seconds()
 		if n > 1 {
 			r.ITL = make([]float64, n-1)
 			for i := 1; i < n; i++ {
-				r.ITL[i-1] = resp.ChunkTimes[i].Sub(resp.ChunkTimes[i-1]).Seconds()
+				r.ITL[i-1] = resp.Chunks.Gap(i).Seconds()
 			}
 		}
 		if r.Success {
-			r.Latency = resp.ChunkTimes[n-1].Sub(start).Seconds()
+			r.Latency = resp.Chunks.At(n - 1).Sub(start).Seconds()
 		}
 	}
 	if resp.PromptTokens != nil {

@@ -27,13 +27,13 @@ func TestToRecord(t *testing.T) {
 		want record.Record
 	}{
 		{"success: ttft to the first chunk, ITL between chunks, latency to the last chunk, server prompt count wins",
-			backend.Response{Start: at(152), ChunkTimes: []time.Time{at(172), at(182), at(202)}, Text: "abc",
+			backend.Response{Start: at(152), Chunks: backend.StampsOf(at(172), at(182), at(202)), Text: "abc",
 				PromptTokens: ip(12), CompletionTokens: ip(3), FinishReason: "length", HTTPStatus: 200},
 			record.Record{Index: 3, Success: true, PromptLen: 12, OutputTokens: ip(3), ExpectedOutputLen: 4,
 				TTFT: 0.020, ITL: []float64{0.010, 0.020}, Latency: 0.050, StartTime: 0.152, GeneratedText: "abc",
 				IntendedTime: fp(0.100), QueueTime: 0.051, FinishReason: "length", UsageSeen: true, HTTPStatus: 200}},
 		{"failure mid-stream keeps ttft and ITL, latency 0",
-			backend.Response{Start: at(152), ChunkTimes: []time.Time{at(172), at(182)}, Text: "ab", HTTPStatus: 200,
+			backend.Response{Start: at(152), Chunks: backend.StampsOf(at(172), at(182)), Text: "ab", HTTPStatus: 200,
 				Err: errors.New("cut"), ErrClass: record.ErrStreamTruncated},
 			record.Record{Index: 3, PromptLen: 10, ExpectedOutputLen: 4, TTFT: 0.020, ITL: []float64{0.010},
 				StartTime: 0.152, GeneratedText: "ab", Error: "cut", IntendedTime: fp(0.100), QueueTime: 0.051,

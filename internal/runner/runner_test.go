@@ -46,7 +46,7 @@ func (f *fakeBackend) Send(ctx context.Context, req *backend.Request, resp *back
 			return
 		case <-time.After(f.gap):
 		}
-		resp.ChunkTimes = append(resp.ChunkTimes, time.Now())
+		resp.Chunks.Append(time.Now())
 		resp.Text += "x "
 	}
 	c := f.chunks

@@ -101,7 +101,7 @@ func run(streams, tokens int, itl time.Duration, rate float64, maxConc int) erro
 	failed := 0
 	for i, r := range resps {
 		dispatch = append(dispatch, items[i].Arrived.Sub(items[i].Intended))
-		if r.Err != nil || len(r.ChunkTimes) != tokens {
+		if r.Err != nil || r.Chunks.Len() != tokens {
 			failed++
 			continue
 		}
@@ -110,8 +110,8 @@ func run(streams, tokens int, itl time.Duration, rate float64, maxConc int) erro
 			failed++
 			continue
 		}
-		for k, t := range r.ChunkTimes {
-			stamp = append(stamp, t.Sub(ts[k]))
+		for k := range r.Chunks.Len() {
+			stamp = append(stamp, r.Chunks.At(k).Sub(ts[k]))
 		}
 	}
 	fmt.Printf("streams %d (sent %d, failed %d), %d chunks each, itl %v, wall %v\n", streams, res.Sent, failed, tokens, itl, wall.Round(time.Millisecond))

@@ -44,8 +44,8 @@ func BenchmarkSendLoopback(b *testing.B) {
 	for b.Loop() {
 		resp := backend.Response{}
 		c.Send(b.Context(), req, &resp)
-		if resp.Err != nil || len(resp.ChunkTimes) != 100 {
-			b.Fatalf("%v, %d chunks", resp.Err, len(resp.ChunkTimes))
+		if resp.Err != nil || resp.Chunks.Len() != 100 {
+			b.Fatalf("%v, %d chunks", resp.Err, resp.Chunks.Len())
 		}
 	}
 }
@@ -105,14 +105,14 @@ func BenchmarkStampLag(b *testing.B) {
 		}
 		wg.Wait()
 		for i, r := range resps {
-			if r.Err != nil || len(r.ChunkTimes) != chunks {
-				b.Fatalf("%v, %d chunks", r.Err, len(r.ChunkTimes))
+			if r.Err != nil || r.Chunks.Len() != chunks {
+				b.Fatalf("%v, %d chunks", r.Err, r.Chunks.Len())
 			}
 			mu.Lock()
 			ts := written[fmt.Sprintf("%d-%d", round, i)]
 			mu.Unlock()
-			for k, t := range r.ChunkTimes {
-				lags = append(lags, t.Sub(ts[k]))
+			for k := range r.Chunks.Len() {
+				lags = append(lags, r.Chunks.At(k).Sub(ts[k]))
 			}
 		}
 		round++

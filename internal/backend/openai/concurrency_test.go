@@ -45,10 +45,10 @@ func TestManyConcurrentStreams(t *testing.T) {
 		for k := range chunks {
 			fmt.Fprintf(&want, "r%d.%d ", i, k)
 		}
-		if r.Err != nil || len(r.ChunkTimes) != chunks || r.Text != want.String() || r.CompletionTokens == nil || *r.CompletionTokens != chunks {
-			t.Fatalf("request %d: err %v, %d chunks, text %q", i, r.Err, len(r.ChunkTimes), r.Text)
+		if r.Err != nil || r.Chunks.Len() != chunks || r.Text != want.String() || r.CompletionTokens == nil || *r.CompletionTokens != chunks {
+			t.Fatalf("request %d: err %v, %d chunks, text %q", i, r.Err, r.Chunks.Len(), r.Text)
 		}
-		if !slices.IsSortedFunc(r.ChunkTimes, func(a, b time.Time) int { return a.Compare(b) }) || r.ChunkTimes[0].Before(r.Start) {
+		if !slices.IsSortedFunc(r.Chunks.Times(), func(a, b time.Time) int { return a.Compare(b) }) || r.Chunks.At(0).Before(r.Start) {
 			t.Fatalf("request %d: stamps out of order", i)
 		}
 	}

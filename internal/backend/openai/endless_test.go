@@ -61,11 +61,11 @@ func TestSendEndlessStream(t *testing.T) {
 			if resp.ErrClass != record.ErrResponseTooLarge || !errors.Is(resp.Err, stream.ErrResponseTooLarge) {
 				t.Fatalf("class %q, err %v; want response_too_large", resp.ErrClass, resp.Err)
 			}
-			if held := len(resp.Text) + stream.ChunkStampBytes*len(resp.ChunkTimes); held > limit {
+			if held := len(resp.Text) + stream.ChunkStampBytes*resp.Chunks.Len(); held > limit {
 				t.Errorf("response holds %d bytes, more than the cap %d", held, limit)
 			}
-			if got := len(resp.ChunkTimes) > 0; got != tc.chunks {
-				t.Errorf("%d chunk times kept", len(resp.ChunkTimes))
+			if got := resp.Chunks.Len() > 0; got != tc.chunks {
+				t.Errorf("%d chunk times kept", resp.Chunks.Len())
 			}
 			if tc.chunks && resp.Start.IsZero() {
 				t.Error("no start time: TTFT would be lost")
@@ -96,7 +96,7 @@ func TestSendEndlessStreamsSharedBudget(t *testing.T) {
 		if r.ErrClass != record.ErrResponseTooLarge || !strings.Contains(r.Err.Error(), "together") {
 			t.Errorf("stream %d: class %q (%v), want the shared cap's response_too_large", i, r.ErrClass, r.Err)
 		}
-		if held := len(r.Text) + stream.ChunkStampBytes*len(r.ChunkTimes); held > total {
+		if held := len(r.Text) + stream.ChunkStampBytes*r.Chunks.Len(); held > total {
 			t.Errorf("stream %d held %d bytes, more than the shared cap %d", i, held, total)
 		}
 	}

@@ -54,7 +54,7 @@ func Example() {
 	})
 	ok := 0
 	for _, r := range resps {
-		if r.Err == nil && len(r.ChunkTimes) == 3 && r.Text == "abc" && *r.CompletionTokens == 3 {
+		if r.Err == nil && r.Chunks.Len() == 3 && r.Text == "abc" && *r.CompletionTokens == 3 {
 			ok++
 		}
 	}

@@ -127,9 +127,9 @@ func TestSendAwkwardStreams(t *testing.T) {
 			if resp.Err != nil {
 				t.Fatalf("Send: %v (%s)", resp.Err, resp.ErrClass)
 			}
-			if len(resp.ChunkTimes) != tt.wantChunks || resp.Text != tt.wantText || resp.FinishReason != tt.wantFinish {
+			if resp.Chunks.Len() != tt.wantChunks || resp.Text != tt.wantText || resp.FinishReason != tt.wantFinish {
 				t.Fatalf("got %d chunks, text %q, finish %q; want %d, %q, %q",
-					len(resp.ChunkTimes), resp.Text, resp.FinishReason, tt.wantChunks, tt.wantText, tt.wantFinish)
+					resp.Chunks.Len(), resp.Text, resp.FinishReason, tt.wantChunks, tt.wantText, tt.wantFinish)
 			}
 			got := -1
 			if resp.CompletionTokens != nil {
@@ -183,24 +183,24 @@ func TestSendTiming(t *testing.T) {
 	defer srv.Close()
 	c := newClient(t, srv, Config{})
 	resp := send(t, c, backend.Request{Model: "m", Prompt: "p", MaxTokens: 3})
-	if resp.Err != nil || len(resp.ChunkTimes) != 3 {
-		t.Fatalf("err %v, %d chunks", resp.Err, len(resp.ChunkTimes))
+	if resp.Err != nil || resp.Chunks.Len() != 3 {
+		t.Fatalf("err %v, %d chunks", resp.Err, resp.Chunks.Len())
 	}
 	// Causality: no chunk is stamped before the write that completed it
 	// began (the handler finished before the body's end reached the
 	// client, so completed is safe to read).
-	for i, stamp := range resp.ChunkTimes {
+	for i, stamp := range resp.Chunks.Times() {
 		if stamp.Before(completed[i]) {
 			t.Errorf("chunk %d stamped %v before its last byte was written", i, completed[i].Sub(stamp))
 		}
 	}
-	if ttft := resp.ChunkTimes[0].Sub(resp.Start); ttft < 2*pause {
+	if ttft := resp.Chunks.At(0).Sub(resp.Start); ttft < 2*pause {
 		t.Errorf("ttft %v shorter than the server's %v before the first chunk was complete", ttft, 2*pause)
 	}
 	// The bounds above also hold for a client that buffers the whole body
 	// and stamps afterwards; this one does not: the first chunk is stamped
 	// before the last one is even written.
-	if first, last := resp.ChunkTimes[0], completed[2]; !first.Before(last) {
+	if first, last := resp.Chunks.At(0), completed[2]; !first.Before(last) {
 		t.Errorf("first chunk stamped %v after the last chunk's write began: chunks stamped after buffering, not on arrival", first.Sub(last))
 	}
 }
@@ -327,8 +327,8 @@ func TestSendCanceled(t *testing.T) {
 	c.Send(ctx, &backend.Request{Model: "m"}, resp)
 	// Normally the chunk arrived before the cancel; a starved client may
 	// not have read it yet, which changes nothing about the class.
-	if resp.ErrClass != record.ErrCanceled || len(resp.ChunkTimes) > 1 {
-		t.Fatalf("got %q %v with %d chunks", resp.ErrClass, resp.Err, len(resp.ChunkTimes))
+	if resp.ErrClass != record.ErrCanceled || resp.Chunks.Len() > 1 {
+		t.Fatalf("got %q %v with %d chunks", resp.ErrClass, resp.Err, resp.Chunks.Len())
 	}
 }
 

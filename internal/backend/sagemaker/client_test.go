@@ -309,7 +309,7 @@ func TestManyStreams(t *testing.T) {
 						closed++
 					}
 					mu.Unlock()
-				} else if resp.Text != "abcd" || len(resp.ChunkTimes) != 6 {
+				} else if resp.Text != "abcd" || resp.Chunks.Len() != 6 {
 					mu.Lock()
 					failures["wrong-content"]++
 					mu.Unlock()

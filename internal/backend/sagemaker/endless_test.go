@@ -67,11 +67,11 @@ func TestSendEndlessStream(t *testing.T) {
 			if resp.ErrClass != record.ErrResponseTooLarge || !errors.Is(resp.Err, stream.ErrResponseTooLarge) {
 				t.Fatalf("class %q, err %v; want response_too_large", resp.ErrClass, resp.Err)
 			}
-			if held := len(resp.Text) + stream.ChunkStampBytes*len(resp.ChunkTimes); held > limit {
+			if held := len(resp.Text) + stream.ChunkStampBytes*resp.Chunks.Len(); held > limit {
 				t.Errorf("response holds %d bytes, more than the cap %d", held, limit)
 			}
-			if got := len(resp.ChunkTimes) > 0; got != tt.chunks {
-				t.Errorf("%d chunk times kept", len(resp.ChunkTimes))
+			if got := resp.Chunks.Len() > 0; got != tt.chunks {
+				t.Errorf("%d chunk times kept", resp.Chunks.Len())
 			}
 			if b.budget.Used() != 0 {
 				t.Errorf("%d bytes of the shared budget still reserved after Send", b.budget.Used())

@@ -131,8 +131,8 @@ func TestErrorClasses(t *testing.T) {
 			if resp.HTTPStatus != tt.status {
 				t.Errorf("HTTPStatus = %d, want %d", resp.HTTPStatus, tt.status)
 			}
-			if got := len(resp.ChunkTimes) > 0; got != tt.chunks {
-				t.Errorf("chunks before failure = %d, want some: %v", len(resp.ChunkTimes), tt.chunks)
+			if got := resp.Chunks.Len() > 0; got != tt.chunks {
+				t.Errorf("chunks before failure = %d, want some: %v", resp.Chunks.Len(), tt.chunks)
 			}
 			if tt.chunks && resp.Text == "" {
 				t.Errorf("text received before the failure was dropped")

@@ -254,8 +254,8 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 	}
 	dec := b.newDecoder(req, resp)
 	defer dec.release()
-	if resp.ChunkTimes == nil {
-		resp.ChunkTimes = make([]time.Time, 0, min(max(req.MaxTokens, 0)+2, 4096))
+	if resp.Chunks.Len() == 0 {
+		resp.Chunks.Grow(min(max(req.MaxTokens, 0)+2, 4096))
 	}
 
 	c := b.client()

@@ -28,7 +28,7 @@ type outcome struct {
 
 func outcomeOf(r *backend.Response) outcome {
 	return outcome{
-		Text: r.Text, Chunks: len(r.ChunkTimes),
+		Text: r.Text, Chunks: r.Chunks.Len(),
 		PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
 		FinishReason: r.FinishReason, ErrClass: r.ErrClass, Failed: r.Err != nil,
 	}
@@ -107,12 +107,12 @@ func TestReassembly(t *testing.T) {
 				if resp.HTTPStatus != 200 {
 					t.Errorf("HTTPStatus = %d, want 200", resp.HTTPStatus)
 				}
-				for i := 1; i < len(resp.ChunkTimes); i++ {
-					if resp.ChunkTimes[i].Before(resp.ChunkTimes[i-1]) {
+				for i := 1; i < resp.Chunks.Len(); i++ {
+					if resp.Chunks.At(i).Before(resp.Chunks.At(i - 1)) {
 						t.Fatalf("chunk times not monotonic at %d", i)
 					}
 				}
-				if len(resp.ChunkTimes) > 0 && resp.ChunkTimes[0].Before(resp.Start) {
+				if resp.Chunks.Len() > 0 && resp.Chunks.At(0).Before(resp.Start) {
 					t.Errorf("first chunk before Start")
 				}
 			})
@@ -120,14 +120,14 @@ func TestReassembly(t *testing.T) {
 	}
 }
 
-// TestChunkTimesFollowArrival checks the timing rule: a chunk is stamped
+// TestChunkStampsFollowArrival checks the timing rule: a chunk is stamped
 // when the part that completes it arrives, not when the stream ends. The
 // fake sends one SSE event in two parts (the data line, then the blank
 // line closing the event), 20 ms apart, notes when it began writing each
 // part, and holds the part carrying the last token chunk back for a
 // second. The parser acts on the data line, so part 2k completes token
 // chunk k.
-func TestChunkTimesFollowArrival(t *testing.T) {
+func TestChunkStampsFollowArrival(t *testing.T) {
 	f := newFakeSM(t, false)
 	spec := streamSpec{tokens: []string{"a", "b", "c"}, finish: "stop", promptTokens: 1, usage: true, done: true}
 	parts := splitAtEventEnd(vllmChatSSE(spec))
@@ -157,21 +157,21 @@ func TestChunkTimesFollowArrival(t *testing.T) {
 	if resp.Err != nil {
 		t.Fatal(resp.Err)
 	}
-	if len(resp.ChunkTimes) != 5 || len(began) != len(parts) {
-		t.Fatalf("chunks = %d, want 5 (%d of %d parts written)", len(resp.ChunkTimes), len(began), len(parts))
+	if resp.Chunks.Len() != 5 || len(began) != len(parts) {
+		t.Fatalf("chunks = %d, want 5 (%d of %d parts written)", resp.Chunks.Len(), len(began), len(parts))
 	}
 	// Causality: no chunk is stamped before its completing part was sent.
-	for k, stamp := range resp.ChunkTimes {
+	for k, stamp := range resp.Chunks.Times() {
 		if w := began[2*k]; stamp.Before(w) {
 			t.Errorf("chunk %d stamped %v before the part completing it was written", k, w.Sub(stamp))
 		}
 	}
 	// Arrival, not buffering: the first chunk is stamped before the last
 	// chunk's part is even written (a second later).
-	if first, last := resp.ChunkTimes[0], began[lastChunkPart]; !first.Before(last) {
+	if first, last := resp.Chunks.At(0), began[lastChunkPart]; !first.Before(last) {
 		t.Errorf("first chunk stamped %v after the last chunk's part was written: stamped after buffering", first.Sub(last))
 	}
-	if ttft := resp.ChunkTimes[0].Sub(resp.Start); ttft < gap {
+	if ttft := resp.Chunks.At(0).Sub(resp.Start); ttft < gap {
 		t.Errorf("TTFT = %v, want >= %v (the first chunk was sent after one gap)", ttft, gap)
 	}
 }

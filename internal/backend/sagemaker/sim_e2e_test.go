@@ -145,8 +145,8 @@ func TestSimTokenFormats(t *testing.T) {
 					if b.CompletionTokens == nil || *b.CompletionTokens != *a.CompletionTokens {
 						t.Errorf("request %d: completion tokens %v, want %d", req.Index, b.CompletionTokens, *a.CompletionTokens)
 					}
-					if len(b.ChunkTimes) != *a.CompletionTokens {
-						t.Errorf("request %d: %d token chunks, want %d (one per token)", req.Index, len(b.ChunkTimes), *a.CompletionTokens)
+					if b.Chunks.Len() != *a.CompletionTokens {
+						t.Errorf("request %d: %d token chunks, want %d (one per token)", req.Index, b.Chunks.Len(), *a.CompletionTokens)
 					}
 					if b.FinishReason != a.FinishReason {
 						t.Errorf("request %d: finish %q, want %q", req.Index, b.FinishReason, a.FinishReason)
@@ -350,11 +350,11 @@ func TestSimGroundTruth(t *testing.T) {
 			writes = append(writes, c)
 		}
 	}
-	if len(writes) != len(resp.ChunkTimes) {
-		t.Fatalf("%d token chunks stamped, server wrote %d", len(resp.ChunkTimes), len(writes))
+	if len(writes) != resp.Chunks.Len() {
+		t.Fatalf("%d token chunks stamped, server wrote %d", resp.Chunks.Len(), len(writes))
 	}
 	for i, w := range writes {
-		got := resp.ChunkTimes[i]
+		got := resp.Chunks.At(i)
 		if got.Before(w.WriteStart) {
 			t.Errorf("chunk %d stamped %v before the server started writing it", i, w.WriteStart.Sub(got))
 		}

@@ -14,7 +14,7 @@ import (
 )
 
 // decoder turns the reassembled container bytes of one response into the
-// fields of a backend.Response (Text, ChunkTimes, FinishReason, token
+// fields of a backend.Response (Text, Chunks, FinishReason, token
 // counts, Err and ErrClass).
 type decoder interface {
 	// feed takes one PayloadPart's bytes, received at now. A non-nil error
@@ -128,7 +128,7 @@ func (d *tokenDecoder) setErr(err error) {
 	}
 	r.Err, r.ErrClass = err, record.ErrMalformedStream
 	if errors.Is(err, stream.ErrResponseTooLarge) {
-		r.Err, r.ErrClass = fmt.Errorf("after %d token chunks: %w", len(r.ChunkTimes), err), record.ErrResponseTooLarge
+		r.Err, r.ErrClass = fmt.Errorf("after %d token chunks: %w", r.Chunks.Len(), err), record.ErrResponseTooLarge
 	}
 }
 
@@ -142,9 +142,9 @@ func (d *tokenDecoder) end() error {
 	}
 	d.resp.Text = d.text.String()
 	if !d.terminal {
-		return failf(record.ErrStreamTruncated, "stream ended without the final line (generated_text/details) after %d token chunks", len(d.resp.ChunkTimes))
+		return failf(record.ErrStreamTruncated, "stream ended without the final line (generated_text/details) after %d token chunks", d.resp.Chunks.Len())
 	}
-	if len(d.resp.ChunkTimes) == 0 {
+	if d.resp.Chunks.Len() == 0 {
 		return failf(record.ErrNoContent, "stream ended without a token")
 	}
 	if d.resp.FinishReason == "error" {
@@ -238,7 +238,7 @@ func (d *tokenDecoder) apply(m *tokenLine) error {
 		if err := d.meter.Keep(len(text) + stream.ChunkStampBytes); err != nil {
 			return err
 		}
-		d.resp.ChunkTimes = append(d.resp.ChunkTimes, d.now)
+		d.resp.Chunks.Append(d.now)
 		d.text.WriteString(text)
 	}
 	if finish != "" {

@@ -43,15 +43,15 @@ func BenchmarkCollectorChat100(b *testing.B) {
 	c.Parser.Decoder.Mode = ModeChat
 	now := time.Now()
 	for b.Loop() {
-		resp := backend.Response{ChunkTimes: make([]time.Time, 0, 128)}
+		resp := backend.Response{}
 		c.Reset(&resp)
 		for _, m := range msgs {
 			if err := c.Feed(m, now); err != nil {
 				b.Fatal(err)
 			}
 		}
-		if err := c.Finish(now); err != nil || len(resp.ChunkTimes) != 101 {
-			b.Fatalf("err %v, %d chunks", err, len(resp.ChunkTimes))
+		if err := c.Finish(now); err != nil || resp.Chunks.Len() != 101 {
+			b.Fatalf("err %v, %d chunks", err, resp.Chunks.Len())
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
@@ -22,7 +23,7 @@ const NoContentMessage = "Never received a valid chunk to calculate TTFT.This re
 const ClassServerError = record.ErrServer
 
 // Collector applies a stream's events to a backend.Response with vLLM's
-// rules (docs/metrics.md#per-request-timing): each token chunk adds its arrival time to ChunkTimes
+// rules (docs/metrics.md#per-request-timing): each token chunk adds its arrival time to Chunks
 // and its text to Text, and updates FinishReason; usage is taken only from
 // a message without non-empty choices. Finish decides success.
 //
@@ -42,12 +43,13 @@ type Collector struct {
 	// the chunk times measured until then kept. Reset releases it.
 	Meter Meter
 
-	text []byte
+	// text becomes Resp.Text without a copy (strings.Builder.String).
+	text strings.Builder
 	// stamps are the token chunks' arrival times as offsets from base
-	// (the first one's), moved into Resp.ChunkTimes at Finish or Fail.
-	// Eight bytes here, where Resp's time.Time are 24 in another object:
-	// at 1,000 streams every event's store missed the cache there
-	// (BENCHMARKS.md, "Framing in place").
+	// (the first one's), handed to Resp.Chunks at Finish or Fail: beside
+	// the collector's other state, not in another object, where at 1,000
+	// streams every event's store missed the cache (BENCHMARKS.md,
+	// "Framing in place").
 	stamps    []time.Duration
 	base      time.Time
 	done      bool   // "[DONE]" seen
@@ -62,7 +64,8 @@ func (c *Collector) Reset(resp *backend.Response) {
 	c.Meter.Release()
 	c.Parser.Lines.Meter = &c.Meter
 	c.Resp = resp
-	c.text, c.stamps = c.text[:0], c.stamps[:0]
+	c.text.Reset()
+	c.stamps = c.stamps[:0]
 	c.done, c.usageLast, c.errMsg = false, false, ""
 }
 
@@ -74,7 +77,7 @@ func (c *Collector) Reset(resp *backend.Response) {
 func (c *Collector) Expect(n int) {
 	n = min(max(n, 0)+2, 4096)
 	c.stamps = slices.Grow(c.stamps[:0], n)
-	c.text = slices.Grow(c.text[:0], 6*n)
+	c.text.Grow(6 * n)
 }
 
 // Feed parses b, which arrived at now. A non-nil error means the stream is
@@ -98,7 +101,7 @@ func (c *Collector) Feed(b []byte, now time.Time) error {
 }
 
 // Tokens is the number of token chunks seen so far.
-func (c *Collector) Tokens() int { return len(c.Resp.ChunkTimes) + len(c.stamps) }
+func (c *Collector) Tokens() int { return c.Resp.Chunks.Len() + len(c.stamps) }
 
 func (c *Collector) event(e *Event) error {
 	r := c.Resp
@@ -114,7 +117,7 @@ func (c *Collector) event(e *Event) error {
 			c.base = e.Time
 		}
 		c.stamps = append(c.stamps, e.Time.Sub(c.base))
-		c.text = append(c.text, e.Msg.Text...)
+		c.text.Write(e.Msg.Text)
 		if e.Msg.FinishReason != "" {
 			r.FinishReason = e.Msg.FinishReason
 		}
@@ -167,7 +170,7 @@ func (c *Collector) Finish(now time.Time) error {
 		return r.Err
 	}
 	c.store()
-	n := len(r.ChunkTimes)
+	n := r.Chunks.Len()
 	proper := c.done || c.usageLast ||
 		(c.Parser.Framing == FramingJSONLines && r.FinishReason != "")
 	switch {
@@ -199,16 +202,28 @@ func (c *Collector) Fail(class string, err error) {
 }
 
 // store moves the text and chunk stamps gathered so far into Resp (once
-// per request in the common path: at Finish or Fail). base.Add keeps the
-// monotonic reading, so each stamp is the instant it was taken.
+// per request in the common path: at Finish or Fail).
 func (c *Collector) store() {
 	r := c.Resp
-	if len(c.text) > 0 {
-		r.Text = string(c.text)
+	if c.text.Len() > 0 {
+		// Handed over, not copied, like the stamps; a second store
+		// (rare) adds what came after the first.
+		r.Text += c.text.String()
+		c.text.Reset()
 	}
-	r.ChunkTimes = slices.Grow(r.ChunkTimes, len(c.stamps))
+	if len(c.stamps) == 0 {
+		return
+	}
+	if r.Chunks.Len() == 0 {
+		// Handed over, not copied: the next request's Expect
+		// allocates the collector new ones.
+		r.Chunks = backend.StampsFrom(c.base, c.stamps)
+		c.stamps = nil
+		return
+	}
+	r.Chunks.Grow(len(c.stamps)) // a second store (rare): rebase on the first
 	for _, d := range c.stamps {
-		r.ChunkTimes = append(r.ChunkTimes, c.base.Add(d))
+		r.Chunks.Append(c.base.Add(d))
 	}
 	c.stamps = c.stamps[:0]
 }

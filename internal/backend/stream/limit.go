@@ -10,7 +10,7 @@ import (
 
 // DefaultMaxResponseBytes is what one response may hold when
 // Meter.Max is 0: 16 MiB of generated text and chunk stamps, hundreds of
-// times a real answer (128k tokens are about 0.5 MiB of text and 3 MiB of
+// times a real answer (128k tokens are about 0.5 MiB of text and 1 MiB of
 // stamps).
 const DefaultMaxResponseBytes = 16 << 20
 
@@ -19,9 +19,10 @@ const DefaultMaxResponseBytes = 16 << 20
 // concurrency. 10,000 streams of 4,000 tokens hold about 1 GiB / 10.
 const DefaultMaxTotalResponseBytes = 1 << 30
 
-// ChunkStampBytes is what one token chunk's arrival stamp holds (a
-// time.Time), counted against the limits with the chunk's text.
-const ChunkStampBytes = int(unsafe.Sizeof(time.Time{}))
+// ChunkStampBytes is what one token chunk's arrival stamp holds (an
+// offset in backend.Stamps), counted against the limits with the chunk's
+// text.
+const ChunkStampBytes = int(unsafe.Sizeof(time.Duration(0)))
 
 // ErrResponseTooLarge is wrapped by the error of a response that outgrew
 // its Meter (record.ErrResponseTooLarge).

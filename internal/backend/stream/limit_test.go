@@ -51,11 +51,11 @@ func TestCollectorTooLarge(t *testing.T) {
 	if !errors.Is(err, ErrResponseTooLarge) || resp.ErrClass != record.ErrResponseTooLarge {
 		t.Fatalf("err %v, class %q", err, resp.ErrClass)
 	}
-	// 34 bytes per chunk (10 of text, 24 of stamp): 120 fit in 4 KiB.
-	if n := len(resp.ChunkTimes); n != (4<<10)/(10+ChunkStampBytes) {
+	// 18 bytes per chunk (10 of text, 8 of stamp): 227 fit in 4 KiB.
+	if n := resp.Chunks.Len(); n != (4<<10)/(10+ChunkStampBytes) {
 		t.Errorf("%d chunk times kept", n)
 	}
-	if !strings.Contains(resp.Err.Error(), "after 120 token chunks") {
+	if !strings.Contains(resp.Err.Error(), "after 227 token chunks") {
 		t.Errorf("message: %v", resp.Err)
 	}
 }

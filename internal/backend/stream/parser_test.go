@@ -27,7 +27,7 @@ type result struct {
 }
 
 func summarize(r *backend.Response) result {
-	out := result{Chunks: len(r.ChunkTimes), Text: r.Text, FinishReason: r.FinishReason, Prompt: -1, Comp: -1, Class: r.ErrClass}
+	out := result{Chunks: r.Chunks.Len(), Text: r.Text, FinishReason: r.FinishReason, Prompt: -1, Comp: -1, Class: r.ErrClass}
 	if r.PromptTokens != nil {
 		out.Prompt = *r.PromptTokens
 	}
@@ -128,8 +128,8 @@ func TestParserFixturesAnySplit(t *testing.T) {
 					}
 					want = append(want, t0.Add(time.Duration(k)*time.Second))
 				}
-				if !slices.Equal(resp.ChunkTimes, want) {
-					t.Fatalf("%s: chunk stamps %v, want %v", desc, resp.ChunkTimes, want)
+				if got := resp.Chunks.Times(); !slices.EqualFunc(got, want, time.Time.Equal) {
+					t.Fatalf("%s: chunk stamps %v, want %v", desc, got, want)
 				}
 			}
 			for n := 1; n <= len(data); n++ {
@@ -248,7 +248,7 @@ func TestCollectorFailKeepsFirstError(t *testing.T) {
 	first := errors.New("reset")
 	c.Fail(record.ErrConnection, first)
 	c.Fail(record.ErrTimeout, errors.New("later"))
-	if resp.Err != first || resp.ErrClass != record.ErrConnection || resp.Text != "x" || len(resp.ChunkTimes) != 1 {
+	if resp.Err != first || resp.ErrClass != record.ErrConnection || resp.Text != "x" || resp.Chunks.Len() != 1 {
 		t.Fatalf("got %+v", summarize(resp))
 	}
 	if err := c.Finish(t0); err != first {
