@@ -254,9 +254,6 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 	}
 	dec := b.newDecoder(req, resp)
 	defer dec.release()
-	if resp.Chunks.Len() == 0 {
-		resp.Chunks.Grow(min(max(req.MaxTokens, 0)+2, 4096))
-	}
 
 	c := b.client()
 	defer b.release(c)
@@ -385,6 +382,9 @@ func (b *Backend) body(req *backend.Request) ([]byte, error) {
 func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decoder {
 	meter := stream.Meter{Max: b.cfg.MaxResponseBytes, Budget: b.budget}
 	if !b.format.openAI() {
+		// This decoder appends each stamp to resp; the OpenAI one's
+		// collector sizes its own (Expect) and hands them over.
+		resp.Chunks.Grow(min(max(req.MaxTokens, 0)+2, 4096))
 		d := newTokenDecoder(resp)
 		d.meter = meter
 		d.lines.Meter = &d.meter
