@@ -256,6 +256,33 @@ func TestCollectorFailKeepsFirstError(t *testing.T) {
 	}
 }
 
+// TestCollectorStoresTwice: chunks that arrive after a store (a Fail, then
+// more bytes) join the ones already handed over, at their own times, and
+// their text follows the text stored first.
+func TestCollectorStoresTwice(t *testing.T) {
+	t.Parallel()
+	resp := &backend.Response{}
+	c := Collector{Resp: resp}
+	chunk := func(text string, at time.Duration) {
+		t.Helper()
+		if err := c.Feed([]byte(`data: {"choices":[{"text":"`+text+`"}]}`+"\n\n"), t0.Add(at)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chunk("a", time.Second)
+	chunk("b", 2*time.Second)
+	c.Fail(record.ErrConnection, errors.New("cut"))
+	chunk("c", 5*time.Second)
+	c.Finish(t0.Add(6 * time.Second))
+	want := []time.Time{t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(5 * time.Second)}
+	if got := resp.Chunks.Times(); !slices.EqualFunc(got, want, time.Time.Equal) || resp.Text != "abc" {
+		t.Fatalf("stamps %v, text %q; want %v, \"abc\"", got, resp.Text, want)
+	}
+	if g := resp.Chunks.Gap(2); g != 3*time.Second {
+		t.Errorf("gap after the second store %v, want 3s", g)
+	}
+}
+
 // FuzzParserSplit checks that any bytes, split anywhere, give the same
 // events as the same bytes fed at once, and that the parser never panics.
 func FuzzParserSplit(f *testing.F) {
