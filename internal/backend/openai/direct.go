@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"io"
@@ -72,17 +73,27 @@ func (t *directTransport) setMaxIdle(n int) {
 	t.mu.Unlock()
 }
 
-// RoundTrip sends req; see directTransport.
-func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+// serves says whether req is the direct transport's to send, and the
+// server's host:port.
+func (t *directTransport) serves(req *http.Request) (addr string, ok bool) {
 	if req.URL.Scheme != "http" || req.URL.User != nil {
-		return t.fallback.RoundTrip(req)
+		return "", false
 	}
 	if p, err := t.fallback.Proxy(req); err != nil || p != nil {
-		return t.fallback.RoundTrip(req)
+		return "", false
 	}
-	addr := req.URL.Host
+	addr = req.URL.Host
 	if req.URL.Port() == "" {
 		addr = net.JoinHostPort(req.URL.Hostname(), "80")
+	}
+	return addr, true
+}
+
+// RoundTrip sends req; see directTransport.
+func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	addr, ok := t.serves(req)
+	if !ok {
+		return t.fallback.RoundTrip(req)
 	}
 	for attempt := 0; ; attempt++ {
 		dc, err := t.take(req.Context(), addr)
@@ -323,4 +334,47 @@ func (t *directTransport) CloseIdleConnections() {
 		}
 	}
 	t.fallback.CloseIdleConnections()
+}
+
+// preconnect dials connections to addr at once until n are idle in the
+// pool, and returns how many are (Client.Preconnect). Dialling is all it
+// does, like the floor client's -preconnect: an HTTP exchange on each
+// would cost the client a request and an answer per connection, and
+// would start the server's keep-alive timer (uvicorn's is 5 s), which a
+// connection that has not yet carried a request does not run.
+func (t *directTransport) preconnect(ctx context.Context, addr string, n int) (int, error) {
+	t.mu.Lock()
+	t.maxIdle = max(t.maxIdle, n)
+	dial := n - len(t.idle[addr])
+	if t.maxConns > 0 {
+		dial = min(dial, t.maxConns-t.open[addr])
+	}
+	dial = max(dial, 0)
+	t.open[addr] += dial // released below for each dial that fails
+	t.mu.Unlock()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	for range dial {
+		wg.Go(func() {
+			c, err := t.dial(ctx, "tcp", addr)
+			if err != nil {
+				t.release(addr)
+				mu.Lock()
+				first = cmp.Or(first, err)
+				mu.Unlock()
+				return
+			}
+			if !t.put(addr, &directConn{c: c, br: bufio.NewReaderSize(c, directReadBuffer)}) {
+				t.closeConn(addr, &directConn{c: c})
+			}
+		})
+	}
+	wg.Wait()
+	t.mu.Lock()
+	idle := len(t.idle[addr])
+	t.mu.Unlock()
+	return min(idle, n), first
 }

@@ -12,12 +12,14 @@ import (
 
 // Preconnect opens n connections to the server and leaves them idle in the
 // client's pool, so that the timed run that follows does not pay for
-// connection set-up (llmbench run --preconnect; docs/fidelity.md). It sends
-// n GET requests for the models list (cheap on every OpenAI-compatible
-// server; a 404 opens a connection as well) at once, holding each
-// response until all n have one, so no request can reuse another's
-// connection. It returns how many connections the pool then holds idle
-// (n when every request succeeded: opened now, or already idle) and the
+// connection set-up (llmbench run --preconnect; docs/fidelity.md). On the
+// direct transport (plain http://, no proxy) it dials them; otherwise,
+// since net/http's pool takes only connections that carried a request,
+// it sends n GET requests for the models list (cheap on every
+// OpenAI-compatible server; a 404 opens a connection as well) at once,
+// holding each response until all n have one, so no request can reuse
+// another's connection. It returns how many connections the pool then
+// holds idle (n when every one opened: now, or already idle) and the
 // first error.
 func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if n <= 0 {
@@ -26,14 +28,22 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if c.tr.MaxIdleConnsPerHost < n {
 		c.tr.MaxIdleConnsPerHost = n // nothing else uses the pool now
 	}
-	if d, ok := c.http.Transport.(*directTransport); ok {
-		d.setMaxIdle(n)
-	}
-	var held atomic.Int64
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.modelsURL(), nil)
 	if err != nil {
 		return 0, err
 	}
+	if d, ok := c.http.Transport.(*directTransport); ok {
+		if addr, ok := d.serves(req); ok {
+			return d.preconnect(ctx, addr, n)
+		}
+		d.setMaxIdle(n)
+	}
+	return c.preconnectHTTP(ctx, req, n)
+}
+
+// preconnectHTTP opens n connections with n concurrent requests req.
+func (c *Client) preconnectHTTP(ctx context.Context, req *http.Request, n int) (int, error) {
+	var held atomic.Int64
 	req.Header = c.header.Clone()
 	var (
 		answered, done sync.WaitGroup
