@@ -55,7 +55,6 @@ type Collector struct {
 	done      bool   // "[DONE]" seen
 	usageLast bool   // a usage frame arrived, and no token chunk after it
 	errMsg    string // last in-stream error message
-	onEvent   func(*Event) error
 }
 
 // Reset prepares c for another request writing into resp.
@@ -85,10 +84,7 @@ func (c *Collector) Expect(n int) {
 // (class record.ErrMalformedStream or record.ErrResponseTooLarge), so the
 // caller only stops reading.
 func (c *Collector) Feed(b []byte, now time.Time) error {
-	if c.onEvent == nil {
-		c.onEvent = c.event
-	}
-	if err := c.Parser.Feed(b, now, c.onEvent); err != nil {
+	if err := c.Parser.Feed(b, now, c); err != nil {
 		class := record.ErrMalformedStream
 		if errors.Is(err, ErrResponseTooLarge) {
 			class = record.ErrResponseTooLarge
@@ -103,7 +99,8 @@ func (c *Collector) Feed(b []byte, now time.Time) error {
 // Tokens is the number of token chunks seen so far.
 func (c *Collector) Tokens() int { return c.Resp.Chunks.Len() + len(c.stamps) }
 
-func (c *Collector) event(e *Event) error {
+// Event takes one of the Parser's events (Handler).
+func (c *Collector) Event(e *Event) error {
 	r := c.Resp
 	switch e.Kind {
 	case KindToken:
@@ -158,10 +155,7 @@ func (c *Collector) Finish(now time.Time) error {
 		c.store()
 		return r.Err
 	}
-	if c.onEvent == nil {
-		c.onEvent = c.event
-	}
-	if err := c.Parser.Flush(now, c.onEvent); err != nil {
+	if err := c.Parser.Flush(now, c); err != nil {
 		class := record.ErrMalformedStream
 		if errors.Is(err, ErrTruncated) {
 			class = record.ErrStreamTruncated

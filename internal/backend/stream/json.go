@@ -25,7 +25,9 @@ const (
 )
 
 // Message is what Decoder found in one JSON message. Its byte slices point
-// into the Decoder's buffers and are valid until the next Decode.
+// into the message itself (a string without escapes) or the Decoder's
+// buffers, and are valid until the next Decode or until the message's
+// bytes change, whichever comes first.
 type Message struct {
 	// Choices is the length of the "choices" array (0 when absent or null).
 	// A message with Choices > 0 is a token chunk, whatever its text.
@@ -57,11 +59,16 @@ type Decoder struct {
 	// Mode selects the text field; see Mode.
 	Mode Mode
 
-	s       jsonscan.Scanner
-	text    []byte // choices[0].text
-	content []byte // choices[0].delta.content
-	scratch []byte // strings read only to compare or copy
-	msg     Message
+	s jsonscan.Scanner
+	// text and content are choices[0].text and choices[0].delta.content:
+	// in the message when they have no escapes (the usual case: not
+	// copied, so no buffer of the Decoder's is written per chunk, one
+	// cold cache line less at 1,000 streams; BENCHMARKS.md, "Cache lines
+	// per chunk"), otherwise unescaped into textBuf and contentBuf.
+	text, content       []byte
+	textBuf, contentBuf []byte
+	scratch             []byte // strings read only to compare or copy
+	msg                 Message
 
 	// head is the start of the last message read from its start, up to
 	// its "choices" member and the byte after the value before it; at is the
@@ -85,7 +92,7 @@ var errSyntax = jsonscan.ErrSyntax
 // (jsonscan.Scanner.BeginObject says why that matters).
 func (d *Decoder) Decode(b []byte) (*Message, error) {
 	d.msg = Message{PromptTokens: -1, CompletionTokens: -1}
-	d.text, d.content = d.text[:0], d.content[:0]
+	d.text, d.content = nil, nil
 	var st decodeState
 	i, err := d.begin(b)
 	if err != nil {
@@ -225,7 +232,7 @@ func (d *Decoder) errorValue() error {
 // choices[0]), the rest validated and counted.
 func (d *Decoder) choices() (n int, textSet, contentSet bool, err error) {
 	s := &d.s
-	d.text, d.content, d.msg.FinishReason = d.text[:0], d.content[:0], ""
+	d.text, d.content, d.msg.FinishReason = nil, nil, ""
 	if s.Null() {
 		return 0, false, false, nil
 	}
@@ -267,7 +274,7 @@ func (d *Decoder) choice(textSet, contentSet *bool) error {
 		}
 		switch string(key) {
 		case "text":
-			d.text, *textSet, err = d.optString(d.text[:0])
+			d.text, *textSet, err = d.optString(&d.textBuf)
 		case "finish_reason":
 			err = d.finishReason()
 		case "delta":
@@ -297,7 +304,6 @@ func (d *Decoder) finishReason() error {
 // delta reads choices[0].delta (chat), keeping its content.
 func (d *Decoder) delta() (content []byte, set bool, err error) {
 	s := &d.s
-	content = d.content[:0]
 	if s.Null() {
 		return content, false, nil
 	}
@@ -313,7 +319,7 @@ func (d *Decoder) delta() (content []byte, set bool, err error) {
 			return content, set, err
 		}
 		if string(key) == "content" {
-			content, set, err = d.optString(content[:0])
+			content, set, err = d.optString(&d.contentBuf)
 		} else {
 			err = s.Skip()
 		}
@@ -357,18 +363,18 @@ func (d *Decoder) usage() error {
 	}
 }
 
-// optString reads a string or null. For a string it appends the decoded
-// text to dst and reports set; for null it returns dst unchanged. Any other
-// type is an error.
-func (d *Decoder) optString(dst []byte) (out []byte, set bool, err error) {
+// optString reads a string or null. For a string it returns the decoded
+// text (in the message, or unescaped into *buf) and reports set; for null
+// it returns nil. Any other type is an error.
+func (d *Decoder) optString(buf *[]byte) (v []byte, set bool, err error) {
 	if d.s.Null() {
-		return dst, false, nil
+		return nil, false, nil
 	}
 	if d.s.Peek() != '"' {
-		return dst, false, d.s.Errorf("expected a string or null")
+		return nil, false, d.s.Errorf("expected a string or null")
 	}
-	out, err = d.s.AppendString(dst)
-	return out, err == nil, err
+	v, err = d.s.String(buf)
+	return v, err == nil, err
 }
 
 // string reads a string value into the scratch buffer (or in place), valid

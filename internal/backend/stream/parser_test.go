@@ -65,12 +65,12 @@ func lineEnds(t *testing.T, data []byte, framing Framing) []int {
 	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
 		off += len(line)
 		p := Parser{Framing: framing}
-		_ = p.Feed(line, t0, func(e *Event) error {
+		_ = p.Feed(line, t0, HandlerFunc(func(e *Event) error {
 			if e.Kind == KindToken {
 				ends = append(ends, off-1)
 			}
 			return nil
-		})
+		}))
 	}
 	return ends
 }
