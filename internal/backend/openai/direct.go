@@ -20,9 +20,11 @@ import (
 // and a read and a write goroutine per connection and hands the request
 // and the response between them over channels; on a busy 2-core host each
 // hand-over waits in the run queue behind the other streams, and that wait
-// lands in TTFT (docs/fidelity.md, "The transport"). Parsing is net/http's
-// own (Request.Write, http.ReadResponse and its chunked body); this file
-// only keeps connections.
+// lands in TTFT (docs/fidelity.md, "The transport"). Requests are written
+// by Request.Write, or as bytes for the Client's own POSTs (rawreq.go);
+// response heads are read by http.ReadResponse, or in place when they are
+// a usual streamed answer's (head.go); chunked bodies in place
+// (chunked.go). Each of those is fuzzed against net/http.
 //
 // It serves requests that need nothing else: http://, no proxy for the URL
 // (HTTP_PROXY/NO_PROXY as net/http reads them). Anything else goes to
@@ -95,28 +97,41 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		return t.fallback.RoundTrip(req)
 	}
+	return t.roundTrip(req.Context(), req, nil, addr)
+}
+
+// roundTrip sends req, or raw when set (req is then its template: method
+// and URL for http.ReadResponse and messages, never written), on a kept
+// or new connection to addr.
+func (t *directTransport) roundTrip(ctx context.Context, req *http.Request, raw *rawRequest, addr string) (*http.Response, error) {
 	for attempt := 0; ; attempt++ {
-		dc, err := t.take(req.Context(), addr)
+		dc, err := t.take(ctx, addr)
 		if err != nil {
 			return nil, err
 		}
 		reused := dc != nil
 		if !reused {
-			c, err := t.dial(req.Context(), "tcp", addr)
+			c, err := t.dial(ctx, "tcp", addr)
 			if err != nil {
 				t.release(addr)
 				return nil, err
 			}
 			dc = &directConn{c: c, br: bufio.NewReaderSize(c, directReadBuffer)}
 		}
-		resp, err := t.exchange(req, dc, addr)
+		resp, err := t.exchange(ctx, req, raw, dc, addr)
 		if err == nil {
 			return resp, nil
 		}
 		t.closeConn(addr, dc)
 		// A kept connection the server closed while idle: nothing reached
 		// it, so the request may go once more on a new connection.
-		if !reused || attempt > 0 || !errors.Is(err, errIdleClosed) || req.GetBody == nil {
+		if !reused || attempt > 0 || !errors.Is(err, errIdleClosed) {
+			return nil, err
+		}
+		if raw != nil {
+			continue // its bytes are still there
+		}
+		if req.GetBody == nil {
 			return nil, err
 		}
 		body, gerr := req.GetBody()
@@ -130,14 +145,19 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // errIdleClosed marks an answer that ended before its first byte.
 var errIdleClosed = errors.New("connection closed before any response")
 
-// exchange writes req on dc and reads the response head; the body reads
-// from dc on the caller's goroutine. Cancelling req's context unblocks
+// exchange writes req (or raw) on dc and reads the response head; the
+// body reads from dc on the caller's goroutine. Cancelling ctx unblocks
 // any read or write by setting a past deadline.
-func (t *directTransport) exchange(req *http.Request, dc *directConn, addr string) (*http.Response, error) {
-	stop := context.AfterFunc(req.Context(), func() { _ = dc.c.SetDeadline(time.Unix(1, 0)) })
+func (t *directTransport) exchange(ctx context.Context, req *http.Request, raw *rawRequest, dc *directConn, addr string) (*http.Response, error) {
+	stop := context.AfterFunc(ctx, func() { _ = dc.c.SetDeadline(time.Unix(1, 0)) })
 	bw := t.writers.Get().(*bufio.Writer)
 	bw.Reset(dc.c)
-	err := req.Write(bw)
+	var err error
+	if raw != nil {
+		err = raw.write(bw)
+	} else {
+		err = req.Write(bw)
+	}
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -149,19 +169,25 @@ func (t *directTransport) exchange(req *http.Request, dc *directConn, addr strin
 		}
 	}
 	var resp *http.Response
-	if err == nil {
+	if err == nil && raw != nil {
+		if n, closeConn, ok := streamHead(peekHead(dc.br)); ok {
+			_, _ = dc.br.Discard(n)
+			resp = streamResponse(req, closeConn)
+		}
+	}
+	if err == nil && resp == nil {
 		resp, err = http.ReadResponse(dc.br, req)
 	}
 	if err != nil {
 		stop()
-		if ctxErr := req.Context().Err(); ctxErr != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
 		return nil, err
 	}
 	keep := !resp.Close && !req.Close && (resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
-	body := &directBody{rc: resp.Body, t: t, dc: dc, addr: addr, stop: stop, keep: keep, ctx: req.Context()}
-	if resp.Body != http.NoBody && slices.Equal(resp.TransferEncoding, []string{"chunked"}) {
+	body := &directBody{rc: resp.Body, t: t, dc: dc, addr: addr, stop: stop, keep: keep, ctx: ctx}
+	if resp.Body != http.NoBody && slices.Equal(resp.TransferEncoding, chunkedTE) {
 		// A streamed answer: read it in place (chunked.go) and leave
 		// net/http's chunked body, which has read nothing yet, unused.
 		body.ch, body.chunked = chunkedBody{br: dc.br, c: dc.c}, true

@@ -127,6 +127,9 @@ type Client struct {
 	timeout time.Duration
 	bufs    sync.Pool // *[]byte read buffers
 	colls   sync.Pool // *stream.Collector
+	// raw sends requests without net/http's request and response types
+	// when the direct transport serves the URL (rawreq.go); nil otherwise.
+	raw     *rawPath
 	budget  *stream.Budget
 	secrets *redact.Redactor // API key and header values
 }
@@ -214,13 +217,15 @@ func New(cfg Config) (*Client, error) {
 		h.Set(kv.Key, kv.Value)
 	}
 	tr := NewTransport(cfg.MaxConcurrency, cfg.Insecure)
+	direct := newDirectTransport(tr, tr.MaxIdleConnsPerHost)
 	c := &Client{
 		cfg:    cfg,
 		url:    cfg.URL,
 		tr:     tr,
 		header: h,
+		raw:    newRawPath(direct, cfg.URL, h),
 		http: &http.Client{
-			Transport: newDirectTransport(tr, tr.MaxIdleConnsPerHost),
+			Transport: direct,
 			// Report redirects instead of following them: a POST that gets
 			// redirected is a misconfigured URL, not something to time.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -438,14 +443,20 @@ func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.R
 		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
 		return nil
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		resp.Err, resp.ErrClass = err, record.ErrOther
-		return nil
+	var hresp *http.Response
+	if c.raw != nil && plainValue([]byte(req.ID)) {
+		resp.Start = time.Now()
+		hresp, err = c.raw.do(ctx, body, req.ID)
+	} else {
+		hreq, rerr := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+		if rerr != nil {
+			resp.Err, resp.ErrClass = rerr, record.ErrOther
+			return nil
+		}
+		hreq.Header = c.requestHeader(req.ID)
+		resp.Start = time.Now()
+		hresp, err = c.http.Do(hreq)
 	}
-	hreq.Header = c.requestHeader(req.ID)
-	resp.Start = time.Now()
-	hresp, err := c.http.Do(hreq)
 	if err != nil {
 		resp.ErrClass, resp.Err = transportError(ctx, err, "sending request")
 		return nil

@@ -1,0 +1,84 @@
+package openai
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// rawRequest is a benchmark request as the direct transport writes it,
+// without an http.Request per request (BENCHMARKS.md, "Requests without
+// net/http"): the head net/http writes for the client's URL and headers,
+// made once (rawTemplate), then Content-Length, X-Request-Id and the body.
+type rawRequest struct {
+	prefix []byte // request line and fixed headers, without the blank line
+	id     string // X-Request-Id, "" for none; plainValue only
+	body   []byte
+}
+
+// write writes the request to bw.
+func (r *rawRequest) write(bw *bufio.Writer) error {
+	_, _ = bw.Write(r.prefix)
+	_, _ = bw.WriteString("Content-Length: ")
+	var digits [20]byte
+	_, _ = bw.Write(strconv.AppendInt(digits[:0], int64(len(r.body)), 10))
+	if r.id != "" {
+		_, _ = bw.WriteString("\r\nX-Request-Id: ")
+		_, _ = bw.WriteString(r.id)
+	}
+	_, _ = bw.WriteString("\r\n\r\n")
+	_, err := bw.Write(r.body)
+	return err
+}
+
+// rawPath is what a Client needs to send its requests as rawRequests.
+type rawPath struct {
+	t      *directTransport
+	addr   string
+	tmpl   *http.Request // method and URL, for http.ReadResponse and messages
+	prefix []byte
+}
+
+// newRawPath returns the raw path for POSTs to apiURL with header h, or
+// nil when the direct transport would not send them itself (https, a
+// proxy, user info in the URL) or the head is not one it can extend.
+func newRawPath(t *directTransport, apiURL string, h http.Header) *rawPath {
+	tmpl, err := http.NewRequestWithContext(context.Background(), http.MethodPost, apiURL, nil)
+	if err != nil {
+		return nil
+	}
+	addr, ok := t.serves(tmpl)
+	if !ok || h.Get("X-Request-Id") != "" {
+		return nil
+	}
+	// The head net/http writes for a POST with an empty body, less its
+	// "Content-Length: 0" line and the blank line: the same request line,
+	// Host, User-Agent and headers, in net/http's order and spelling.
+	r := tmpl.Clone(context.Background())
+	r.Header = h.Clone()
+	var buf bytes.Buffer
+	if err := r.Write(&buf); err != nil {
+		return nil
+	}
+	head, ok := bytes.CutSuffix(buf.Bytes(), []byte("\r\n\r\n"))
+	const cl = "\r\nContent-Length: 0"
+	if !ok || bytes.Count(head, []byte(cl)) != 1 {
+		return nil
+	}
+	head = bytes.Replace(head, []byte(cl), nil, 1)
+	return &rawPath{t: t, addr: addr, tmpl: tmpl, prefix: append(head, "\r\n"...)}
+}
+
+// do sends body with request id id (which must be plainValue).
+func (p *rawPath) do(ctx context.Context, body []byte, id string) (*http.Response, error) {
+	raw := &rawRequest{prefix: p.prefix, id: id, body: body}
+	resp, err := p.t.roundTrip(ctx, p.tmpl, raw, p.addr)
+	if err != nil {
+		// As http.Client reports it.
+		return nil, &url.Error{Op: "Post", URL: p.tmpl.URL.String(), Err: err}
+	}
+	return resp, nil
+}
