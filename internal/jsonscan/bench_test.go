@@ -71,3 +71,19 @@ func BenchmarkVocabStd(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRawString: the strings of a streamed completion chunk.
+func BenchmarkRawString(b *testing.B) {
+	doc := []byte(`"cmpl-7d9f77809f497e25" "text_completion" "llmbench-sim" "index" "text" " stone" "logprobs" "finish_reason" "stop_reason" "meta-llama/Llama-3.1-8B-Instruct"`)
+	var s Scanner
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		s.Reset(doc)
+		for s.i < len(doc) {
+			if _, _, err := s.rawString(); err != nil {
+				b.Fatal(err)
+			}
+			s.i++ // the space
+		}
+	}
+}

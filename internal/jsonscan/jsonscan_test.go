@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -351,5 +352,39 @@ func TestResumeAt(t *testing.T) {
 		if err := s.End(); err != nil || s.depth != 0 {
 			t.Fatalf("%s: End %v, depth %d", tt.doc, err, s.depth)
 		}
+	}
+}
+
+// TestSpecial compares special with a byte-by-byte test: every byte value
+// in every position among plain ASCII neighbours, and random words.
+func TestSpecial(t *testing.T) {
+	byByte := func(w uint64) bool {
+		for k := 0; k < 8; k++ {
+			if c := byte(w >> (8 * k)); !plain[c] || c >= 0x80 {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(w uint64) {
+		if got, want := special(w), byByte(w); got != want {
+			t.Fatalf("special(%#016x) = %v, want %v", w, got, want)
+		}
+	}
+	for _, fill := range []byte{'a', ' ', '~', '!', '#', '[', ']'} {
+		base := uint64(0)
+		for k := 0; k < 8; k++ {
+			base |= uint64(fill) << (8 * k)
+		}
+		for pos := 0; pos < 8; pos++ {
+			for c := 0; c < 256; c++ {
+				check(base&^(0xff<<(8*pos)) | uint64(c)<<(8*pos))
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1_000_000 {
+		check(rng.Uint64())
+		check(rng.Uint64() & 0x7f7f7f7f7f7f7f7f) // ASCII only
 	}
 }
