@@ -346,6 +346,26 @@ func special(w uint64) bool {
 	return ((w-lo*0x20)&^w|(q-lo)&^q|(bs-lo)&^bs|w)&hi != 0
 }
 
+// Plain reports whether b, put between quotes, is a JSON string that
+// decodes to b itself: no quote, backslash or control character, and valid
+// UTF-8 (what String returns in place, not decoded).
+func Plain(b []byte) bool {
+	i := 0
+	for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
+		i += 8
+	}
+	ascii := true
+	for ; i < len(b); i++ {
+		switch c := b[i]; {
+		case c < 0x20 || c == '"' || c == '\\':
+			return false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return ascii || utf8.Valid(b)
+}
+
 // rawString reads a string (s.i at its '"') and returns its contents between
 // the quotes with escapes validated but still encoded. clean means plain
 // ASCII without escapes: the raw bytes are the decoded string.

@@ -388,3 +388,22 @@ func TestSpecial(t *testing.T) {
 		check(rng.Uint64() & 0x7f7f7f7f7f7f7f7f) // ASCII only
 	}
 }
+
+// FuzzPlain: Plain(b) exactly when the string "b" is read by String as
+// one string that is b itself, in place.
+func FuzzPlain(f *testing.F) {
+	for _, s := range []string{"", "a", "abcdefghijklmnop", `a"b`, `a\nb`, "caf\xc3\xa9", "bad\xff", "tab\t", "\x7f", "12345678\"", "1234567\\8"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		doc := append(append([]byte{'"'}, b...), '"')
+		var s Scanner
+		s.Reset(doc)
+		var buf []byte
+		v, err := s.String(&buf)
+		inPlace := err == nil && s.Offset() == len(doc) && len(v) == len(b) && (len(v) == 0 || &v[0] == &doc[1])
+		if Plain(b) != inPlace {
+			t.Fatalf("Plain(%q) = %v, but String read it in place: %v (err %v)", b, Plain(b), inPlace, err)
+		}
+	})
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/jsonscan"
 )
@@ -59,17 +61,6 @@ type Decoder struct {
 	// Mode selects the text field; see Mode.
 	Mode Mode
 
-	s jsonscan.Scanner
-	// text and content are choices[0].text and choices[0].delta.content:
-	// in the message when they have no escapes (the usual case: not
-	// copied, so no buffer of the Decoder's is written per chunk, one
-	// cold cache line less at 1,000 streams; BENCHMARKS.md, "Cache lines
-	// per chunk"), otherwise unescaped into textBuf and contentBuf.
-	text, content       []byte
-	textBuf, contentBuf []byte
-	scratch             []byte // strings read only to compare or copy
-	msg                 Message
-
 	// head is the start of the last message read from its start, up to
 	// its "choices" member and the byte after the value before it; at is the
 	// scanner's place there and members the members before it. A stream's
@@ -81,6 +72,56 @@ type Decoder struct {
 	head    []byte
 	at      jsonscan.Mark
 	members int
+
+	// memo is the last token chunk that reported nothing but its choices
+	// and its text, with the text cut out: memo[:memoText] the bytes
+	// before it, memo[memoText:] those after. A stream's token chunks
+	// differ only in their text, so a message that is those same bytes
+	// around a plain string is that chunk with this text, decoded without
+	// reading it (recall; BENCHMARKS.md, "Cache lines per chunk").
+	memo        []byte
+	memoText    int
+	memoChoices int
+
+	// w is the state of one Decode: a Parser lends one from a pool for
+	// each Feed; a Decoder used alone makes its own.
+	w *work
+}
+
+// work is what a Decode needs only while it runs, and what a Parser
+// hands its handler. A stream's Decoder and Parser keep only what must
+// last from one message to the next; this is lent per Feed from a pool
+// (works), so that at 1,000 streams it stays in the cache, where each
+// stream's own copy, 5 of its collector's 10 cache lines, had left it
+// since the stream's last chunk (BENCHMARKS.md, "Cache lines per chunk").
+type work struct {
+	s jsonscan.Scanner
+	// text and content are choices[0].text and choices[0].delta.content:
+	// in the message when they have no escapes (the usual case: not
+	// copied), otherwise unescaped into textBuf and contentBuf.
+	text, content       []byte
+	textBuf, contentBuf []byte
+	scratch             []byte // strings read only to compare or copy
+	msg                 Message
+	// textAt and contentAt are where text's and content's string lies in
+	// the message, for memorize.
+	textAt, contentAt span
+
+	// The Parser's, for one Feed or Flush.
+	ev  Event
+	h   Handler
+	now time.Time
+}
+
+// works lends work to Parsers.
+var works = sync.Pool{New: func() any { return new(work) }}
+
+// release drops w's references to a stream's bytes and handler before w
+// goes back to the pool.
+func (w *work) release() {
+	w.s.Reset(nil)
+	w.text, w.content, w.msg.Text = nil, nil, nil
+	w.ev.Msg, w.h = nil, nil
 }
 
 // errSyntax is wrapped by every malformed-JSON error.
@@ -91,14 +132,25 @@ var errSyntax = jsonscan.ErrSyntax
 // through jsonscan's callbacks: fewer and smaller frames per chunk
 // (jsonscan.Scanner.BeginObject says why that matters).
 func (d *Decoder) Decode(b []byte) (*Message, error) {
-	d.msg = Message{PromptTokens: -1, CompletionTokens: -1}
-	d.text, d.content = nil, nil
+	if d.w == nil {
+		d.w = new(work)
+	}
+	return d.w.decode(d, b)
+}
+
+func (w *work) decode(d *Decoder, b []byte) (*Message, error) {
+	if w.recall(d, b) {
+		return &w.msg, nil
+	}
+	w.msg = Message{PromptTokens: -1, CompletionTokens: -1}
+	w.text, w.content = nil, nil
+	w.textAt, w.contentAt = noSpan, noSpan
 	var st decodeState
-	i, err := d.begin(b)
+	i, err := w.begin(d, b)
 	if err != nil {
 		return nil, err
 	}
-	s := &d.s
+	s := &w.s
 	fresh := i == 0
 	for ; ; i++ {
 		at := s.Mark()
@@ -111,34 +163,88 @@ func (d *Decoder) Decode(b []byte) (*Message, error) {
 		}
 		if fresh && i > 0 && string(key) == "choices" {
 			fresh = false
-			d.remember(b, at, i, &st)
+			w.remember(d, b, at, i, &st)
 		}
-		if err := d.member(key, &st); err != nil {
+		if err := w.member(key, &st); err != nil {
 			return nil, err
 		}
 	}
 	if err := s.End(); err != nil {
 		return nil, err
 	}
-	if st.isErrorObject && d.msg.ErrorMessage == "" {
-		d.msg.ErrorMessage = string(st.topMessage)
-		if d.msg.ErrorMessage == "" {
-			d.msg.ErrorMessage = "error object without a message"
+	if st.isErrorObject && w.msg.ErrorMessage == "" {
+		w.msg.ErrorMessage = string(st.topMessage)
+		if w.msg.ErrorMessage == "" {
+			w.msg.ErrorMessage = "error object without a message"
 		}
 	}
 	switch {
 	case d.Mode == ModeCompletions || (d.Mode == ModeAuto && st.textSet):
-		d.msg.Text = d.text
+		w.msg.Text = w.text
 	case d.Mode == ModeChat || st.contentSet:
-		d.msg.Text = d.content
+		w.msg.Text = w.content
 	}
-	return &d.msg, nil
+	w.memorize(d, b, &st)
+	return &w.msg, nil
+}
+
+// span is where a string's contents lie in a message, [start, end);
+// noSpan for none.
+type span struct{ start, end int }
+
+var noSpan = span{-1, -1}
+
+// memorize keeps b as d's memo when it reported only its choices and a
+// text that is its string at the mode's place as it stands in b (no
+// escapes): any message that is the same bytes around another such string
+// then decodes to the same choices and that string.
+func (w *work) memorize(d *Decoder, b []byte, st *decodeState) {
+	at := w.textAt
+	if d.Mode == ModeChat {
+		at = w.contentAt
+	}
+	m := &w.msg
+	neutral := d.Mode != ModeAuto && !st.isErrorObject && len(st.topMessage) == 0 && m.Choices > 0 &&
+		m.FinishReason == "" && !m.Usage && m.PromptTokens == -1 && m.CompletionTokens == -1 && m.ErrorMessage == ""
+	if !neutral || at.start < 0 || len(b)-(at.end-at.start) > maxMemo ||
+		len(m.Text) != at.end-at.start || !sameBytes(m.Text, b[at.start:at.end]) {
+		d.memo = d.memo[:0]
+		return
+	}
+	d.memo = append(append(d.memo[:0], b[:at.start]...), b[at.end:]...)
+	d.memoText, d.memoChoices = at.start, m.Choices
+}
+
+// maxMemo bounds the bytes a memo keeps, as maxHead does the head's.
+const maxMemo = 1024
+
+// sameBytes reports whether a and b are the same memory (not only equal).
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// recall decodes b from d's memo when b is the memo's bytes around a
+// string that reads as itself (no escapes, no control characters, valid
+// UTF-8): the message is then exactly the memorized one with this text.
+func (w *work) recall(d *Decoder, b []byte) bool {
+	before, after := d.memo[:min(d.memoText, len(d.memo))], d.memo[min(d.memoText, len(d.memo)):]
+	end := len(b) - len(after)
+	if len(d.memo) == 0 || end < len(before) || string(b[:len(before)]) != string(before) ||
+		string(b[end:]) != string(after) {
+		return false
+	}
+	v := b[len(before):end]
+	if !jsonscan.Plain(v) {
+		return false
+	}
+	w.msg = Message{Choices: d.memoChoices, Text: v, PromptTokens: -1, CompletionTokens: -1}
+	return true
 }
 
 // begin starts reading b: after the '{', or after the head it shares
-// with an earlier message. It returns the members already read.
-func (d *Decoder) begin(b []byte) (members int, err error) {
-	s := &d.s
+// with an earlier message of d's. It returns the members already read.
+func (w *work) begin(d *Decoder, b []byte) (members int, err error) {
+	s := &w.s
 	if n := len(d.head); n > 0 && len(b) >= n && string(b[:n]) == string(d.head) {
 		s.ResumeAt(b, d.at)
 		return d.members, nil
@@ -151,11 +257,11 @@ func (d *Decoder) begin(b []byte) (members int, err error) {
 	return 0, s.BeginObject()
 }
 
-// remember keeps b's head, the members before "choices" at at, when
+// remember keeps b's head in d, the members before "choices" at at, when
 // reading them changed nothing: a message that begins the same way can
 // then start at at with the Decoder as it is at the start of a message.
-func (d *Decoder) remember(b []byte, at jsonscan.Mark, members int, st *decodeState) {
-	m := &d.msg
+func (w *work) remember(d *Decoder, b []byte, at jsonscan.Mark, members int, st *decodeState) {
+	m := &w.msg
 	neutral := !st.isErrorObject && len(st.topMessage) == 0 && m.Choices == 0 && !m.Usage &&
 		m.PromptTokens == -1 && m.CompletionTokens == -1 && m.ErrorMessage == ""
 	if !neutral || at.Offset() >= len(b) || at.Offset() > maxHead {
@@ -177,7 +283,7 @@ type decodeState struct {
 }
 
 // member reads the value of one top-level member.
-func (d *Decoder) member(key []byte, st *decodeState) error {
+func (d *work) member(key []byte, st *decodeState) error {
 	s := &d.s
 	switch string(key) {
 	case "choices":
@@ -205,7 +311,7 @@ func (d *Decoder) member(key []byte, st *decodeState) error {
 }
 
 // errorValue reads "error": an object with a message, or a string.
-func (d *Decoder) errorValue() error {
+func (d *work) errorValue() error {
 	s := &d.s
 	d.msg.ErrorMessage = ""
 	if s.Peek() == '{' {
@@ -230,9 +336,10 @@ func (d *Decoder) errorValue() error {
 
 // choices reads the choices array; only choices[0] is decoded (vLLM reads
 // choices[0]), the rest validated and counted.
-func (d *Decoder) choices() (n int, textSet, contentSet bool, err error) {
+func (d *work) choices() (n int, textSet, contentSet bool, err error) {
 	s := &d.s
 	d.text, d.content, d.msg.FinishReason = nil, nil, ""
+	d.textAt, d.contentAt = noSpan, noSpan
 	if s.Null() {
 		return 0, false, false, nil
 	}
@@ -259,7 +366,7 @@ func (d *Decoder) choices() (n int, textSet, contentSet bool, err error) {
 }
 
 // choice reads choices[0].
-func (d *Decoder) choice(textSet, contentSet *bool) error {
+func (d *work) choice(textSet, contentSet *bool) error {
 	s := &d.s
 	if s.Peek() != '{' {
 		return s.Errorf("choices[0] is not an object")
@@ -274,7 +381,7 @@ func (d *Decoder) choice(textSet, contentSet *bool) error {
 		}
 		switch string(key) {
 		case "text":
-			d.text, *textSet, err = d.optString(&d.textBuf)
+			d.text, *textSet, err = d.optString(&d.textBuf, &d.textAt)
 		case "finish_reason":
 			err = d.finishReason()
 		case "delta":
@@ -289,7 +396,7 @@ func (d *Decoder) choice(textSet, contentSet *bool) error {
 }
 
 // finishReason reads choices[0].finish_reason: null or a string.
-func (d *Decoder) finishReason() error {
+func (d *work) finishReason() error {
 	d.msg.FinishReason = ""
 	if d.s.Null() {
 		return nil
@@ -302,8 +409,9 @@ func (d *Decoder) finishReason() error {
 }
 
 // delta reads choices[0].delta (chat), keeping its content.
-func (d *Decoder) delta() (content []byte, set bool, err error) {
+func (d *work) delta() (content []byte, set bool, err error) {
 	s := &d.s
+	d.contentAt = noSpan
 	if s.Null() {
 		return content, false, nil
 	}
@@ -319,7 +427,7 @@ func (d *Decoder) delta() (content []byte, set bool, err error) {
 			return content, set, err
 		}
 		if string(key) == "content" {
-			content, set, err = d.optString(&d.contentBuf)
+			content, set, err = d.optString(&d.contentBuf, &d.contentAt)
 		} else {
 			err = s.Skip()
 		}
@@ -330,7 +438,7 @@ func (d *Decoder) delta() (content []byte, set bool, err error) {
 }
 
 // usage reads the "usage" value: null or an object with token counts.
-func (d *Decoder) usage() error {
+func (d *work) usage() error {
 	s := &d.s
 	d.msg.Usage = false
 	d.msg.PromptTokens, d.msg.CompletionTokens = -1, -1
@@ -364,22 +472,28 @@ func (d *Decoder) usage() error {
 }
 
 // optString reads a string or null. For a string it returns the decoded
-// text (in the message, or unescaped into *buf) and reports set; for null
-// it returns nil. Any other type is an error.
-func (d *Decoder) optString(buf *[]byte) (v []byte, set bool, err error) {
+// text (in the message, or unescaped into *buf), reports set and sets *at
+// to where its contents lie; for null it returns nil. Any other type is an
+// error.
+func (d *work) optString(buf *[]byte, at *span) (v []byte, set bool, err error) {
+	*at = noSpan
 	if d.s.Null() {
 		return nil, false, nil
 	}
 	if d.s.Peek() != '"' {
 		return nil, false, d.s.Errorf("expected a string or null")
 	}
+	start := d.s.Offset() + 1
 	v, err = d.s.String(buf)
+	if err == nil {
+		*at = span{start, d.s.Offset() - 1}
+	}
 	return v, err == nil, err
 }
 
 // string reads a string value into the scratch buffer (or in place), valid
 // until the next read.
-func (d *Decoder) string() ([]byte, error) {
+func (d *work) string() ([]byte, error) {
 	if d.s.Peek() != '"' {
 		return nil, d.s.Errorf("expected a string or null")
 	}
@@ -388,7 +502,7 @@ func (d *Decoder) string() ([]byte, error) {
 
 // stringOrSkip reads a string value, or skips any other value; isStr tells
 // which happened (false on error).
-func (d *Decoder) stringOrSkip() (v []byte, isStr bool, err error) {
+func (d *work) stringOrSkip() (v []byte, isStr bool, err error) {
 	if d.s.Peek() != '"' {
 		return nil, false, d.s.Skip()
 	}
@@ -419,7 +533,7 @@ func internReason(v []byte) string {
 
 // count reads a token count: a non-negative integer (12 or 12.0), or null
 // (returned as -1).
-func (d *Decoder) count(name string) (int, error) {
+func (d *work) count(name string) (int, error) {
 	s := &d.s
 	if s.Null() {
 		return -1, nil

@@ -344,3 +344,78 @@ func TestDecoderNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderMemo: a message that is the last token chunk's bytes around
+// another text decodes as a fresh Decoder decodes it, whatever the text
+// and whatever surrounds it.
+func TestDecoderMemo(t *testing.T) {
+	t.Parallel()
+	const (
+		cmplBefore = `{"id":"cmpl-1","object":"text_completion","created":12,"model":"m","choices":[{"index":0,"text":"`
+		cmplAfter  = `","logprobs":null,"finish_reason":null,"stop_reason":null}]}`
+		chatBefore = `{"id":"c-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"`
+		chatAfter  = `"},"logprobs":null,"finish_reason":null}]}`
+	)
+	texts := []string{"a", " tok", "", `b\"c`, `b","text":"c`, `\n`, "caf\xc3\xa9", "bad\xff", "tab\there", "x\"", "\\", `"`}
+	surrounds := []struct{ name, before, after string }{
+		{"completions", cmplBefore, cmplAfter},
+		{"chat", chatBefore, chatAfter},
+		{"text twice", `{"choices":[{"text":"x","text":"`, `"}]}`},
+		{"delta twice", `{"choices":[{"delta":{"content":"`, `"},"delta":{}}]}`},
+		{"choices twice", `{"choices":[{"text":"`, `"}],"choices":[{"text":"z"}]}`},
+		{"second choice", `{"choices":[{"text":"a"},{"text":"`, `"}]}`},
+		{"finish reason", `{"choices":[{"text":"`, `","finish_reason":"stop"}]}`},
+		{"usage after", `{"choices":[{"text":"`, `"}],"usage":{"completion_tokens":1}}`},
+		{"error object", `{"object":"error","choices":[{"text":"`, `"}]}`},
+		{"text in a string", `{"choices":[{"text":"a","x":"`, `"}]}`},
+		{"not closed", `{"choices":[{"text":"`, `"}]`},
+	}
+	for _, sr := range surrounds {
+		for _, mode := range []Mode{ModeAuto, ModeCompletions, ModeChat} {
+			for _, first := range texts[:3] {
+				for _, second := range texts {
+					checkAfter(t, mode, []byte(sr.before+first+sr.after), []byte(sr.before+second+sr.after))
+				}
+			}
+		}
+	}
+}
+
+// FuzzDecoderMemo decodes before+text2+after after before+text1+after:
+// the result must be a fresh Decoder's.
+func FuzzDecoderMemo(f *testing.F) {
+	f.Add([]byte(`{"id":"x","choices":[{"index":0,"text":"`), []byte("a"), []byte("b"), []byte(`","finish_reason":null}]}`), uint8(1))
+	f.Add([]byte(`{"choices":[{"delta":{"content":"`), []byte(""), []byte(`q\u0041`), []byte(`"}}]}`), uint8(2))
+	f.Add([]byte(`{"choices":[{"text":"`), []byte("a"), []byte(`"}],"x":"`), []byte(`"}]}`), uint8(0))
+	f.Fuzz(func(t *testing.T, before, text1, text2, after []byte, mode uint8) {
+		first := append(append(append([]byte{}, before...), text1...), after...)
+		second := append(append(append([]byte{}, before...), text2...), after...)
+		checkAfter(t, Mode(mode%3), first, second)
+	})
+}
+
+// TestDecoderMemoHits: the usual token chunks of both APIs are recalled
+// (so TestDecoderMemo compares the memo's path, not only the full one),
+// and the last chunk, with its finish_reason, is not.
+func TestDecoderMemoHits(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		mode                Mode
+		before, after, last string
+	}{
+		{ModeCompletions, `{"id":"cmpl-1","choices":[{"index":0,"text":"`, `","logprobs":null,"finish_reason":null}]}`, `","logprobs":null,"finish_reason":"length"}]}`},
+		{ModeChat, `{"id":"c-1","choices":[{"index":0,"delta":{"content":"`, `"},"finish_reason":null}]}`, `"},"finish_reason":"stop"}]}`},
+	} {
+		d := Decoder{Mode: tt.mode}
+		if _, err := d.Decode([]byte(tt.before + "one" + tt.after)); err != nil {
+			t.Fatal(err)
+		}
+		second := []byte(tt.before + " two" + tt.after)
+		if !d.w.recall(&d, second) || string(d.w.msg.Text) != " two" || d.w.msg.Choices != 1 {
+			t.Errorf("mode %d: %q not recalled (%+v)", tt.mode, second, d.w.msg)
+		}
+		if d.w.recall(&d, []byte(tt.before+"three"+tt.last)) {
+			t.Errorf("mode %d: the last chunk was recalled", tt.mode)
+		}
+	}
+}

@@ -49,8 +49,8 @@ func (k Kind) String() string {
 	return "ignored"
 }
 
-// Event is one message found in the stream. Slices are only valid during
-// the callback that receives the Event.
+// Event is one message found in the stream. The Event, its Msg and their
+// slices are only valid during the Handler call that receives them.
 type Event struct {
 	// Kind says what the message was.
 	Kind Kind
@@ -101,10 +101,6 @@ type Parser struct {
 	Decoder Decoder
 	// Lines splits the bytes; its MaxLineBytes bounds a line.
 	Lines LineSplitter
-
-	ev  Event
-	h   Handler
-	now time.Time
 }
 
 // Handler receives a Parser's events. The Collector is one: called through
@@ -126,15 +122,34 @@ func (f HandlerFunc) Event(e *Event) error { return f(e) }
 // completes, in order. The error, if any, wraps ErrMalformed (or is h's
 // own error) and the stream should be abandoned.
 func (p *Parser) Feed(b []byte, now time.Time, h Handler) error {
-	p.h, p.now = h, now
+	lent := p.lend(now, h)
 	var err error
 	if payload, ok := p.wholeEvent(b); ok {
 		err = p.message(payload)
 	} else {
 		err = p.Lines.Feed(b, p.line)
 	}
-	p.h = nil
+	p.giveBack(lent)
 	return err
+}
+
+// lend gives the Decoder a work from the pool for one Feed or Flush,
+// unless it has its own; giveBack(true) returns it.
+func (p *Parser) lend(now time.Time, h Handler) (lent bool) {
+	if p.Decoder.w == nil {
+		p.Decoder.w, lent = works.Get().(*work), true
+	}
+	p.Decoder.w.now, p.Decoder.w.h = now, h
+	return lent
+}
+
+func (p *Parser) giveBack(lent bool) {
+	w := p.Decoder.w
+	w.release()
+	if lent {
+		p.Decoder.w = nil
+		works.Put(w)
+	}
 }
 
 // wholeEvent reports whether b is exactly one "data: ...\n\n" SSE event
@@ -156,9 +171,9 @@ func (p *Parser) wholeEvent(b []byte) (payload []byte, ok bool) {
 // stream (a server may close without a final newline). A leftover that is
 // an incomplete message gives an error wrapping ErrTruncated.
 func (p *Parser) Flush(now time.Time, h Handler) error {
-	p.h, p.now = h, now
+	lent := p.lend(now, h)
 	err := p.Lines.Flush(p.line)
-	p.h = nil
+	p.giveBack(lent)
 	if err != nil && errors.Is(err, ErrMalformed) {
 		return fmt.Errorf("%w: %w", ErrTruncated, err)
 	}
@@ -212,28 +227,29 @@ func (p *Parser) line(line []byte) error {
 // message decodes one payload and reports it.
 func (p *Parser) message(payload []byte) error {
 	payload = bytes.TrimSpace(payload)
-	p.ev = Event{Time: p.now}
+	w := p.Decoder.w
+	w.ev = Event{Time: w.now}
 	switch {
 	case len(payload) == 0:
 		return nil // "data:" with nothing: an empty SSE data field
 	case bytes.Equal(payload, tokenDone):
-		p.ev.Kind = KindDone
+		w.ev.Kind = KindDone
 	default:
-		m, err := p.Decoder.Decode(payload)
+		m, err := w.decode(&p.Decoder, payload)
 		if err != nil {
 			return fmt.Errorf("%w: %w in %s", ErrMalformed, err, quote(payload))
 		}
-		p.ev.Msg = m
+		w.ev.Msg = m
 		switch {
 		case m.Choices > 0:
-			p.ev.Kind = KindToken
+			w.ev.Kind = KindToken
 		case m.Usage:
-			p.ev.Kind = KindUsage
+			w.ev.Kind = KindUsage
 		default:
-			p.ev.Kind = KindIgnored
+			w.ev.Kind = KindIgnored
 		}
 	}
-	return p.h.Event(&p.ev)
+	return w.h.Event(&w.ev)
 }
 
 // quote shows at most 120 bytes of b for an error message.
