@@ -62,8 +62,9 @@ func (f Format) String() string {
 
 // Writer writes the JSON-lines records format. It buffers; call Flush.
 type Writer struct {
-	bw  *bufio.Writer
-	enc *json.Encoder
+	bw   *bufio.Writer
+	enc  *json.Encoder
+	line []byte
 }
 
 // NewWriter writes the header line for p to w and returns a Writer for the
@@ -80,7 +81,12 @@ func NewWriter(w io.Writer, p Params) (*Writer, error) {
 
 // Write appends one record as one line.
 func (w *Writer) Write(r *Record) error {
-	if err := w.enc.Encode(r); err != nil {
+	line, err := appendJSON(w.line[:0], r, encodeStd)
+	if err == nil {
+		w.line = line
+		_, err = w.bw.Write(line)
+	}
+	if err != nil {
 		return fmt.Errorf("writing record %d: %w", r.Index, err)
 	}
 	return nil

@@ -47,6 +47,7 @@ type Stream struct {
 	mu    sync.Mutex
 	bw    *bufio.Writer
 	enc   *json.Encoder
+	line  []byte // a record's line, reused
 	n     int
 	err   error
 	stop  chan struct{}
@@ -96,7 +97,12 @@ func (s *Stream) Add(r *Record) error {
 	if s.err != nil {
 		return s.err
 	}
-	if err := s.enc.Encode(r); err != nil {
+	line, err := appendJSON(s.line[:0], r, encodeStd)
+	if err == nil {
+		s.line = line
+		_, err = s.bw.Write(line)
+	}
+	if err != nil {
 		s.err = fmt.Errorf("writing record %d: %w", r.Index, err)
 		return s.err
 	}
