@@ -61,11 +61,29 @@ type directConn struct {
 const directReadBuffer = 1024
 
 func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
-	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
-	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: d.DialContext,
+	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: dial,
 		maxConns: fallback.MaxConnsPerHost, open: map[string]int{}, waiting: map[string][]chan *directConn{}}
 	t.writers.New = func() any { return bufio.NewWriterSize(nil, 4096) }
 	return t
+}
+
+// Dialers for the direct transport. Neither turns on TCP keep-alive
+// probes (net.Dial does, with four setsockopt calls per connection):
+// aiohttp, vLLM's client, does not either, and a benchmark's requests
+// carry their own deadline. A dial under a deadline (every request's: the
+// runner's timeout) is bounded by it alone, as aiohttp's total timeout
+// bounds its connect; net.Dialer's own Timeout would add a context and a
+// timer to each dial (BENCHMARKS.md, "Cache lines per chunk").
+var (
+	boundedDialer = &net.Dialer{KeepAlive: -1}
+	openDialer    = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: -1}
+)
+
+func dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	if _, ok := ctx.Deadline(); ok {
+		return boundedDialer.DialContext(ctx, network, addr)
+	}
+	return openDialer.DialContext(ctx, network, addr)
 }
 
 // setMaxIdle raises the idle pool to at least n per host.
