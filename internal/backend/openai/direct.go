@@ -380,13 +380,15 @@ func (t *directTransport) CloseIdleConnections() {
 	t.fallback.CloseIdleConnections()
 }
 
-// preconnect dials connections to addr at once until n are idle in the
-// pool, and returns how many are (Client.Preconnect). Dialling is all it
-// does, like the floor client's -preconnect: an HTTP exchange on each
-// would cost the client a request and an answer per connection, and
-// would start the server's keep-alive timer (uvicorn's is 5 s), which a
-// connection that has not yet carried a request does not run.
-func (t *directTransport) preconnect(ctx context.Context, addr string, n int) (int, error) {
+// preconnect opens connections to addr at once until n are idle in the
+// pool, and returns how many are (Client.Preconnect). On each it sends
+// probe, written as raw, and reads the answer to its end: the server has
+// then accepted the connection and served a request on it, so none of
+// its connection set-up is left to the timed run. Dialling alone, as the
+// floor client's -preconnect does, left llmbench's TTFT error 3-5 ms
+// above the floor's at 1,000 streams; a request through net/http's types
+// cost 0.06 CPU s (BENCHMARKS.md, "Cache lines per chunk").
+func (t *directTransport) preconnect(ctx context.Context, addr string, n int, probe *http.Request, raw *rawRequest) (int, error) {
 	t.mu.Lock()
 	t.maxIdle = max(t.maxIdle, n)
 	dial := n - len(t.idle[addr])
@@ -394,7 +396,7 @@ func (t *directTransport) preconnect(ctx context.Context, addr string, n int) (i
 		dial = min(dial, t.maxConns-t.open[addr])
 	}
 	dial = max(dial, 0)
-	t.open[addr] += dial // released below for each dial that fails
+	t.open[addr] += dial // released for each connection that fails
 	t.mu.Unlock()
 	var (
 		wg    sync.WaitGroup
@@ -403,16 +405,10 @@ func (t *directTransport) preconnect(ctx context.Context, addr string, n int) (i
 	)
 	for range dial {
 		wg.Go(func() {
-			c, err := t.dial(ctx, "tcp", addr)
-			if err != nil {
-				t.release(addr)
+			if err := t.open1(ctx, addr, probe, raw); err != nil {
 				mu.Lock()
 				first = cmp.Or(first, err)
 				mu.Unlock()
-				return
-			}
-			if !t.put(addr, &directConn{c: c, br: bufio.NewReaderSize(c, directReadBuffer)}) {
-				t.closeConn(addr, &directConn{c: c})
 			}
 		})
 	}
@@ -421,4 +417,24 @@ func (t *directTransport) preconnect(ctx context.Context, addr string, n int) (i
 	idle := len(t.idle[addr])
 	t.mu.Unlock()
 	return min(idle, n), first
+}
+
+// open1 dials one connection to addr, sends probe on it and, once the
+// answer is read, leaves it idle in the pool (its place is already
+// counted in open).
+func (t *directTransport) open1(ctx context.Context, addr string, probe *http.Request, raw *rawRequest) error {
+	c, err := t.dial(ctx, "tcp", addr)
+	if err != nil {
+		t.release(addr)
+		return err
+	}
+	dc := &directConn{c: c, br: bufio.NewReaderSize(c, directReadBuffer)}
+	resp, err := t.exchange(ctx, probe, raw, dc, addr)
+	if err != nil {
+		t.closeConn(addr, dc)
+		return err
+	}
+	_, err = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close() // keeps the connection if the answer was read to its end
+	return err
 }

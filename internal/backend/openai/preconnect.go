@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,15 +13,15 @@ import (
 
 // Preconnect opens n connections to the server and leaves them idle in the
 // client's pool, so that the timed run that follows does not pay for
-// connection set-up (llmbench run --preconnect; docs/fidelity.md). On the
-// direct transport (plain http://, no proxy) it dials them; otherwise,
-// since net/http's pool takes only connections that carried a request,
-// it sends n GET requests for the models list (cheap on every
-// OpenAI-compatible server; a 404 opens a connection as well) at once,
-// holding each response until all n have one, so no request can reuse
-// another's connection. It returns how many connections the pool then
-// holds idle (n when every one opened: now, or already idle) and the
-// first error.
+// connection set-up (llmbench run --preconnect; docs/fidelity.md). Each
+// carries one GET request for the models list (cheap on every
+// OpenAI-compatible server; a 404 opens a connection as well), so the
+// server has accepted it and served on it before the start. On the direct
+// transport (plain http://, no proxy) each is dialled and sent its request
+// as bytes; otherwise, through net/http, the n requests go at once, each
+// response held until all n have one, so no request can reuse another's
+// connection. It returns how many connections the pool then holds idle (n
+// when every one opened: now, or already idle) and the first error.
 func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if n <= 0 {
 		return 0, nil
@@ -32,9 +33,14 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	req.Header = c.header.Clone()
 	if d, ok := c.http.Transport.(*directTransport); ok {
 		if addr, ok := d.serves(req); ok {
-			return d.preconnect(ctx, addr, n)
+			var head bytes.Buffer
+			if err := req.Write(&head); err != nil {
+				return 0, err
+			}
+			return d.preconnect(ctx, addr, n, req, &rawRequest{prefix: head.Bytes(), whole: true})
 		}
 		d.setMaxIdle(n)
 	}
@@ -44,7 +50,6 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 // preconnectHTTP opens n connections with n concurrent requests req.
 func (c *Client) preconnectHTTP(ctx context.Context, req *http.Request, n int) (int, error) {
 	var held atomic.Int64
-	req.Header = c.header.Clone()
 	var (
 		answered, done sync.WaitGroup
 		release        = make(chan struct{})

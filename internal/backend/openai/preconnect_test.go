@@ -12,17 +12,17 @@ import (
 )
 
 // TestPreconnect: n connections are opened at once and stay in the pool,
-// so a second call (the run) opens none. On the direct transport they are
-// only dialled; over TLS (net/http's transport) each carries a request
-// for the models list.
+// so a second call (the run) opens none; each carries one request for the
+// models list, on the direct transport (as bytes) and over TLS (through
+// net/http).
 func TestPreconnect(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		tls      bool
-		wantPath string // "" = no request
+		wantPath string
 	}{
-		{name: "direct", wantPath: ""},
+		{name: "direct", wantPath: "/v1/models"},
 		{name: "tls", tls: true, wantPath: "/v1/models"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,8 +66,8 @@ func TestPreconnect(t *testing.T) {
 			if p := path.Load(); p != tc.wantPath {
 				t.Errorf("asked for %q, want %q", p, tc.wantPath)
 			}
-			if tc.wantPath == "" && asked.Load() != 0 {
-				t.Errorf("%d requests before the run, want none", asked.Load())
+			if asked.Load() != int64(n) {
+				t.Errorf("%d requests before the run, want one per connection (%d)", asked.Load(), n)
 			}
 			if held, err = c.Preconnect(t.Context(), n); err != nil || held != n || conns.Load() != int64(n) {
 				t.Errorf("second call: held %d, server saw %d connections in all (%v); want the pool reused", held, conns.Load(), err)

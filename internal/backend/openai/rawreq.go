@@ -17,10 +17,16 @@ type rawRequest struct {
 	prefix []byte // request line and fixed headers, without the blank line
 	id     string // X-Request-Id, "" for none; plainValue only
 	body   []byte
+	// whole: prefix is the whole request, blank line included (a GET).
+	whole bool
 }
 
 // write writes the request to bw.
 func (r *rawRequest) write(bw *bufio.Writer) error {
+	if r.whole {
+		_, err := bw.Write(r.prefix)
+		return err
+	}
 	_, _ = bw.Write(r.prefix)
 	_, _ = bw.WriteString("Content-Length: ")
 	var digits [20]byte
