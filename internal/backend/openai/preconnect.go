@@ -29,6 +29,10 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if c.tr.MaxIdleConnsPerHost < n {
 		c.tr.MaxIdleConnsPerHost = n // nothing else uses the pool now
 	}
+	// One deadline for all: each dial under it needs no timer of its own
+	// (dial, in direct.go).
+	ctx, cancel := context.WithTimeout(ctx, DefaultSideCallTimeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.modelsURL(), nil)
 	if err != nil {
 		return 0, err
