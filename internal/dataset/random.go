@@ -291,7 +291,12 @@ func moreFewer(x int) string {
 }
 
 func joinWords(ids []int) string {
+	n := max(len(ids)-1, 0)
+	for _, id := range ids {
+		n += len(fallbackWords[id%len(fallbackWords)])
+	}
 	var sb strings.Builder
+	sb.Grow(n)
 	for i, id := range ids {
 		if i > 0 {
 			sb.WriteByte(' ')

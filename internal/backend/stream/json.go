@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -211,7 +212,8 @@ func (w *work) memorize(d *Decoder, b []byte, st *decodeState) {
 		d.memo = d.memo[:0]
 		return
 	}
-	d.memo = append(append(d.memo[:0], b[:at.start]...), b[at.end:]...)
+	d.memo = slices.Grow(d.memo[:0], len(b)-(at.end-at.start))
+	d.memo = append(append(d.memo, b[:at.start]...), b[at.end:]...)
 	d.memoText, d.memoChoices = at.start, m.Choices
 }
 
