@@ -387,7 +387,7 @@ func (t *directTransport) CloseIdleConnections() {
 // its connection set-up is left to the timed run. Dialling alone, as the
 // floor client's -preconnect does, left llmbench's TTFT error 3-5 ms
 // above the floor's at 1,000 streams; a request through net/http's types
-// cost 0.06 CPU s (BENCHMARKS.md, "Cache lines per chunk").
+// cost about 0.06 CPU s (BENCHMARKS.md, "Cache lines per chunk").
 func (t *directTransport) preconnect(ctx context.Context, addr string, n int, probe *http.Request, raw *rawRequest) (int, error) {
 	t.mu.Lock()
 	t.maxIdle = max(t.maxIdle, n)

@@ -10,9 +10,9 @@ import (
 )
 
 // rawRequest is a benchmark request as the direct transport writes it,
-// without an http.Request per request (BENCHMARKS.md, "Requests without
-// net/http"): the head net/http writes for the client's URL and headers,
-// made once (rawTemplate), then Content-Length, X-Request-Id and the body.
+// without an http.Request per request (BENCHMARKS.md, "Cache lines per
+// chunk"): the head net/http writes for the client's URL and headers,
+// made once (newRawPath), then Content-Length, X-Request-Id and the body.
 type rawRequest struct {
 	prefix []byte // request line and fixed headers, without the blank line
 	id     string // X-Request-Id, "" for none; plainValue only
