@@ -77,6 +77,15 @@ type Backend interface {
 	Send(ctx context.Context, req *Request, resp *Response)
 }
 
+// Bounder is a Backend that bounds every request by its own timeout.
+// Bounds(t) is true when that timeout is at most t: the runner then puts
+// no deadline of its own on the request's context (a context and a timer
+// per request cost CPU at 1,000 streams; the OpenAI client bounds its
+// requests without either, BENCHMARKS.md "Cache lines per chunk").
+type Bounder interface {
+	Bounds(timeout time.Duration) bool
+}
+
 // Stamps are the arrival times of a response's token chunks, kept as
 // offsets from the first: 8 bytes a chunk and nothing for the garbage
 // collector to scan, where a []time.Time takes 24 and a pointer each. At

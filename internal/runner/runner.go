@@ -109,13 +109,14 @@ func (c *Config) warmupRequest() *backend.Request {
 	return &w
 }
 
-// send sends req under RequestTimeout, if one is set.
+// send sends req under RequestTimeout, if one is set (left to the
+// backend when it bounds requests as tightly itself: backend.Bounder).
 func (c *Config) send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	if c.InFlight != nil {
 		c.InFlight.Add(1)
 		defer c.InFlight.Add(-1)
 	}
-	if c.RequestTimeout > 0 {
+	if b, ok := c.Backend.(backend.Bounder); c.RequestTimeout > 0 && !(ok && b.Bounds(c.RequestTimeout)) {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.RequestTimeout)
 		defer cancel()

@@ -240,3 +240,51 @@ func TestPrepareRequestTimeout(t *testing.T) {
 		t.Errorf("%d calls in all: ready check attempts were not cut at 50ms", n)
 	}
 }
+
+// deadlineBackend records whether each request's context had a deadline;
+// as a backend.Bounder it bounds requests up to bound.
+type deadlineBackend struct {
+	bound       time.Duration
+	withDeadline atomic.Int64
+	calls       atomic.Int64
+}
+
+func (d *deadlineBackend) Send(ctx context.Context, _ *backend.Request, resp *backend.Response) {
+	d.calls.Add(1)
+	if _, ok := ctx.Deadline(); ok {
+		d.withDeadline.Add(1)
+	}
+	resp.Start = time.Now()
+	resp.Err, resp.ErrClass = errors.New("no server"), record.ErrConnection
+}
+
+type boundingBackend struct{ *deadlineBackend }
+
+func (b boundingBackend) Bounds(t time.Duration) bool { return b.bound <= t }
+
+// TestSendLeavesTimeoutToBounder: a backend that bounds its requests as
+// tightly as RequestTimeout gets no deadline from the runner (it keeps
+// its own); one that does not, or bounds them more loosely, does.
+func TestSendLeavesTimeoutToBounder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		be   backend.Backend
+		want int64 // requests that saw a deadline, of 3
+	}{
+		{"not a bounder", &deadlineBackend{}, 3},
+		{"bounder within the timeout", boundingBackend{&deadlineBackend{bound: time.Minute}}, 0},
+		{"bounder beyond the timeout", boundingBackend{&deadlineBackend{bound: time.Hour}}, 3},
+	} {
+		cfg := &Config{Backend: tc.be, Requests: requests(3), RequestTimeout: time.Minute}
+		if _, err := Run(t.Context(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		d := tc.be.(interface{ counts() (int64, int64) })
+		if calls, got := d.counts(); calls != 3 || got != tc.want {
+			t.Errorf("%s: %d of %d requests had a deadline, want %d of 3", tc.name, got, calls, tc.want)
+		}
+	}
+}
+
+func (d *deadlineBackend) counts() (int64, int64) { return d.calls.Load(), d.withDeadline.Load() }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -48,6 +49,7 @@ type directTransport struct {
 	open     map[string]int
 	waiting  map[string][]chan *directConn
 	writers  sync.Pool // *bufio.Writer
+	watch    watch
 }
 
 // directConn is one kept connection and its read buffer.
@@ -61,30 +63,44 @@ type directConn struct {
 const directReadBuffer = 1024
 
 func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
-	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: dial,
+	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: directDialer.DialContext,
 		maxConns: fallback.MaxConnsPerHost, open: map[string]int{}, waiting: map[string][]chan *directConn{}}
 	t.writers.New = func() any { return bufio.NewWriterSize(nil, 4096) }
 	return t
 }
 
-// Dialers for the direct transport. Neither turns on TCP keep-alive
-// probes (net.Dial does, with four setsockopt calls per connection):
-// aiohttp, vLLM's client, does not either, and a benchmark's requests
-// carry their own deadline. A dial under a deadline (every request's: the
-// runner's timeout) is bounded by it alone, as aiohttp's total timeout
-// bounds its connect; net.Dialer's own Timeout would add a context and a
-// timer to each dial (BENCHMARKS.md, "Cache lines per chunk").
-var (
-	boundedDialer = &net.Dialer{KeepAlive: -1}
-	openDialer    = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: -1}
-)
-
-func dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	if _, ok := ctx.Deadline(); ok {
-		return boundedDialer.DialContext(ctx, network, addr)
+// dialBefore dials addr for an exchange bounded by deadline, or by ctx
+// alone when deadline is zero (then within dialTimeout if ctx sets no
+// deadline either). A deadline more than kernelDialBound away leaves the
+// dial to the kernel's bound on unanswered SYNs, as aiohttp does (its total
+// timeout is 6 hours by default): each context and timer per dial costs
+// CPU at 1,000 streams (BENCHMARKS.md, "Cache lines per chunk").
+func (t *directTransport) dialBefore(ctx context.Context, addr string, deadline time.Time) (net.Conn, error) {
+	var cancel context.CancelFunc = func() {}
+	switch _, bounded := ctx.Deadline(); {
+	case deadline.IsZero() && !bounded:
+		ctx, cancel = context.WithTimeout(ctx, dialTimeout)
+	case !deadline.IsZero() && time.Until(deadline) < kernelDialBound:
+		ctx, cancel = context.WithDeadline(ctx, deadline)
 	}
-	return openDialer.DialContext(ctx, network, addr)
+	defer cancel()
+	return t.dial(ctx, "tcp", addr)
 }
+
+// dialTimeout bounds a dial that nothing else bounds, as net/http's
+// default transport does.
+const dialTimeout = 30 * time.Second
+
+// kernelDialBound is longer than Linux tries a connection that gets no
+// answer (6 SYN retries: 127 s).
+const kernelDialBound = 3 * time.Minute
+
+// directDialer dials for the direct transport, bounded by the context it
+// is given (dialBefore). It does not turn on TCP keep-alive probes
+// (net.Dial does, with four setsockopt calls per connection): aiohttp,
+// vLLM's client, does not either, and a benchmark's requests carry their
+// own deadline.
+var directDialer = &net.Dialer{KeepAlive: -1}
 
 // setMaxIdle raises the idle pool to at least n per host.
 func (t *directTransport) setMaxIdle(n int) {
@@ -122,14 +138,18 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // and URL for http.ReadResponse and messages, never written), on a kept
 // or new connection to addr.
 func (t *directTransport) roundTrip(ctx context.Context, req *http.Request, raw *rawRequest, addr string) (*http.Response, error) {
+	var deadline time.Time
+	if raw != nil {
+		deadline = raw.deadline
+	}
 	for attempt := 0; ; attempt++ {
-		dc, err := t.take(ctx, addr)
+		dc, err := t.take(ctx, addr, deadline)
 		if err != nil {
 			return nil, err
 		}
 		reused := dc != nil
 		if !reused {
-			c, err := t.dial(ctx, "tcp", addr)
+			c, err := t.dialBefore(ctx, addr, deadline)
 			if err != nil {
 				t.release(addr)
 				return nil, err
@@ -167,7 +187,13 @@ var errIdleClosed = errors.New("connection closed before any response")
 // body reads from dc on the caller's goroutine. Cancelling ctx unblocks
 // any read or write by setting a past deadline.
 func (t *directTransport) exchange(ctx context.Context, req *http.Request, raw *rawRequest, dc *directConn, addr string) (*http.Response, error) {
-	stop := context.AfterFunc(ctx, func() { _ = dc.c.SetDeadline(time.Unix(1, 0)) })
+	body := &directBody{t: t, dc: dc, addr: addr, ctx: ctx}
+	if raw != nil && !raw.deadline.IsZero() {
+		body.deadline, body.watched = raw.deadline, true
+		t.watch.add(body, raw.tick)
+	} else {
+		body.stop = context.AfterFunc(ctx, func() { _ = dc.c.SetDeadline(time.Unix(1, 0)) })
+	}
 	bw := t.writers.Get().(*bufio.Writer)
 	bw.Reset(dc.c)
 	var err error
@@ -197,14 +223,14 @@ func (t *directTransport) exchange(ctx context.Context, req *http.Request, raw *
 		resp, err = http.ReadResponse(dc.br, req)
 	}
 	if err != nil {
-		stop()
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, ctxErr
+		body.release()
+		if cause := body.cause(); cause != nil {
+			return nil, cause
 		}
 		return nil, err
 	}
-	keep := !resp.Close && !req.Close && (resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
-	body := &directBody{rc: resp.Body, t: t, dc: dc, addr: addr, stop: stop, keep: keep, ctx: ctx}
+	body.rc = resp.Body
+	body.keep = !resp.Close && !req.Close && (resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0)
 	if resp.Body != http.NoBody && slices.Equal(resp.TransferEncoding, chunkedTE) {
 		// A streamed answer: read it in place (chunked.go) and leave
 		// net/http's chunked body, which has read nothing yet, unused.
@@ -228,11 +254,42 @@ type directBody struct {
 	t       *directTransport
 	dc      *directConn
 	addr    string
-	stop    func() bool
 	ctx     context.Context
-	keep    bool
-	eof     bool
-	done    bool
+	// Either the transport's watch bounds the exchange by deadline and ctx
+	// (watched; fired says what ended it), or stop removes the hook that
+	// ctx's cancellation would run.
+	watched  bool
+	deadline time.Time
+	fired    atomic.Uint32
+	stop     func() bool
+	keep     bool
+	eof      bool
+	done     bool
+}
+
+// fire ends the exchange: a past deadline unblocks its reads and writes.
+func (b *directBody) fire(why uint32) {
+	if b.fired.CompareAndSwap(firedNone, why) {
+		_ = b.dc.c.SetDeadline(time.Unix(1, 0))
+	}
+}
+
+// release stops watching the exchange and reports whether its deadline
+// or context ended it.
+func (b *directBody) release() (fired bool) {
+	if b.watched {
+		return b.t.watch.remove(b)
+	}
+	return !b.stop()
+}
+
+// cause is why the exchange ended early, nil if it did not: the past
+// deadline set then shows as an i/o timeout, which would hide it.
+func (b *directBody) cause() error {
+	if b.fired.Load() == firedDeadline {
+		return context.DeadlineExceeded
+	}
+	return b.ctx.Err()
 }
 
 func (b *directBody) Read(p []byte) (n int, err error) {
@@ -243,10 +300,10 @@ func (b *directBody) Read(p []byte) (n int, err error) {
 	}
 	if err == io.EOF {
 		b.eof = true
-	} else if err != nil && b.ctx.Err() != nil {
-		// The past deadline set on cancellation shows as an i/o timeout;
-		// say what happened instead.
-		err = b.ctx.Err()
+	} else if err != nil {
+		if cause := b.cause(); cause != nil {
+			err = cause
+		}
 	}
 	return n, err
 }
@@ -256,7 +313,7 @@ func (b *directBody) Close() error {
 		return nil
 	}
 	b.done = true
-	fired := !b.stop()
+	fired := b.release()
 	if !b.eof || !b.keep || fired || (b.chunked && !b.ch.reusable()) {
 		// Close the socket first: net/http's body would otherwise drain
 		// the rest of the answer, which may never end.
@@ -279,9 +336,9 @@ func (b *directBody) Close() error {
 // take is get, passing over idle connections that can no longer carry a
 // request (closed by the server while idle, or holding bytes nobody asked
 // for): each is closed and the next tried, or a new one dialled.
-func (t *directTransport) take(ctx context.Context, addr string) (*directConn, error) {
+func (t *directTransport) take(ctx context.Context, addr string, deadline time.Time) (*directConn, error) {
 	for {
-		dc, err := t.get(ctx, addr)
+		dc, err := t.get(ctx, addr, deadline)
 		if err != nil || dc == nil || (dc.br.Buffered() == 0 && idleConnAlive(dc.c)) {
 			return dc, err
 		}
@@ -291,8 +348,9 @@ func (t *directTransport) take(ctx context.Context, addr string) (*directConn, e
 
 // get takes the most recently used idle connection to addr; nil means
 // the caller may dial a new one (and must release it when it closes).
-// At maxConns it waits for a connection to come back or close.
-func (t *directTransport) get(ctx context.Context, addr string) (*directConn, error) {
+// At maxConns it waits for a connection to come back or close, until ctx
+// ends or the deadline (if not zero) passes.
+func (t *directTransport) get(ctx context.Context, addr string, deadline time.Time) (*directConn, error) {
 	t.mu.Lock()
 	if l := t.idle[addr]; len(l) > 0 {
 		dc := l[len(l)-1]
@@ -308,10 +366,20 @@ func (t *directTransport) get(ctx context.Context, addr string) (*directConn, er
 	w := make(chan *directConn, 1)
 	t.waiting[addr] = append(t.waiting[addr], w)
 	t.mu.Unlock()
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		tm := time.NewTimer(time.Until(deadline))
+		defer tm.Stop()
+		expired = tm.C
+	}
+	var err error
 	select {
 	case dc := <-w:
 		return dc, nil
 	case <-ctx.Done():
+		err = ctx.Err()
+	case <-expired:
+		err = context.DeadlineExceeded
 	}
 	t.mu.Lock()
 	t.waiting[addr] = slices.DeleteFunc(t.waiting[addr], func(c chan *directConn) bool { return c == w })
@@ -319,7 +387,7 @@ func (t *directTransport) get(ctx context.Context, addr string) (*directConn, er
 	select {
 	case dc := <-w: // handed over just before it was withdrawn: pass it on
 		if dc != nil && t.put(addr, dc) {
-			return nil, ctx.Err()
+			return nil, err
 		}
 		if dc != nil {
 			dc.c.Close()
@@ -327,7 +395,7 @@ func (t *directTransport) get(ctx context.Context, addr string) (*directConn, er
 		t.release(addr)
 	default:
 	}
-	return nil, ctx.Err()
+	return nil, err
 }
 
 // put hands dc to the first waiting request, or keeps it idle unless the

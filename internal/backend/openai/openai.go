@@ -134,7 +134,10 @@ type Client struct {
 	secrets *redact.Redactor // API key and header values
 }
 
-var _ backend.Backend = (*Client)(nil)
+var (
+	_ backend.Backend = (*Client)(nil)
+	_ backend.Bounder = (*Client)(nil)
+)
 
 // CheckURL reports whether apiURL suits api, with vLLM's rule (the URL must
 // end with "completions" or "chat/completions") plus a check that it is an
@@ -407,22 +410,32 @@ func sortedKeys(m map[string]any) []string {
 	return append(keys, rest...)
 }
 
+// Bounds reports whether the client's request timeout is at most t
+// (backend.Bounder): Send bounds every request by it, through its
+// context's deadline or the direct transport's watch.
+func (c *Client) Bounds(t time.Duration) bool { return c.timeout <= t }
+
 // Send posts req and streams the answer into resp; see backend.Backend.
 // resp.Start is read immediately before the request is written; each token
 // chunk is stamped with time.Now() taken when the body read that completed
 // it returned.
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	defer c.redactFailure(resp)
-	if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.timeout {
-		// Only when the caller's deadline is later: the runner already
-		// bounds each request by the same timeout, and a second timer and
-		// context per request cost CPU at 1,000 streams
-		// (BENCHMARKS.md, "The head of a chunk").
+	var deadline time.Time // for the raw path: its bound, instead of ctx's
+	if c.raw != nil && plainValue([]byte(req.ID)) && watchable(ctx) {
+		deadline = time.Now().Add(c.timeout)
+		if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+			deadline = d
+		}
+	} else if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.timeout {
+		// Only when the caller's deadline is later: a second timer and
+		// context per request cost CPU at 1,000 streams (BENCHMARKS.md,
+		// "The head of a chunk").
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
-	hresp := c.post(ctx, req, resp)
+	hresp := c.post(ctx, req, resp, deadline)
 	if hresp == nil {
 		return
 	}
@@ -437,16 +450,16 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 // (BENCHMARKS.md, "Parked stacks").
 //
 //go:noinline
-func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response) *http.Response {
+func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response, deadline time.Time) *http.Response {
 	body, err := BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 	if err != nil {
 		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
 		return nil
 	}
 	var hresp *http.Response
-	if c.raw != nil && plainValue([]byte(req.ID)) {
+	if !deadline.IsZero() {
 		resp.Start = time.Now()
-		hresp, err = c.raw.do(ctx, body, req.ID)
+		hresp, err = c.raw.do(ctx, body, req.ID, deadline, tickFor(c.timeout))
 	} else {
 		hreq, rerr := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 		if rerr != nil {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 )
 
 // rawRequest is a benchmark request as the direct transport writes it,
@@ -19,6 +20,10 @@ type rawRequest struct {
 	body   []byte
 	// whole: prefix is the whole request, blank line included (a GET).
 	whole bool
+	// deadline, when set, bounds the exchange through the transport's
+	// watch (checked every tick) instead of a hook on its context.
+	deadline time.Time
+	tick     time.Duration
 }
 
 // write writes the request to bw.
@@ -78,9 +83,10 @@ func newRawPath(t *directTransport, apiURL string, h http.Header) *rawPath {
 	return &rawPath{t: t, addr: addr, tmpl: tmpl, prefix: append(head, "\r\n"...)}
 }
 
-// do sends body with request id id (which must be plainValue).
-func (p *rawPath) do(ctx context.Context, body []byte, id string) (*http.Response, error) {
-	raw := &rawRequest{prefix: p.prefix, id: id, body: body}
+// do sends body with request id id (which must be plainValue); a
+// non-zero deadline bounds it (see rawRequest).
+func (p *rawPath) do(ctx context.Context, body []byte, id string, deadline time.Time, tick time.Duration) (*http.Response, error) {
+	raw := &rawRequest{prefix: p.prefix, id: id, body: body, deadline: deadline, tick: tick}
 	resp, err := p.t.roundTrip(ctx, p.tmpl, raw, p.addr)
 	if err != nil {
 		// As http.Client reports it.
