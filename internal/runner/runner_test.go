@@ -244,9 +244,9 @@ func TestPrepareRequestTimeout(t *testing.T) {
 // deadlineBackend records whether each request's context had a deadline;
 // as a backend.Bounder it bounds requests up to bound.
 type deadlineBackend struct {
-	bound       time.Duration
+	bound        time.Duration
 	withDeadline atomic.Int64
-	calls       atomic.Int64
+	calls        atomic.Int64
 }
 
 func (d *deadlineBackend) Send(ctx context.Context, _ *backend.Request, resp *backend.Response) {
