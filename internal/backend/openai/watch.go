@@ -14,9 +14,10 @@ import (
 // exchanges of a cancelled one; either sets a past deadline on the
 // connection, as the cancellation hook of an exchange through net/http's
 // types does. A context and a timer per request — the runner's timeout
-// and the exchange's hook — cost 3.7 % of the client's CPU at 1,000
-// streams, and a runtime timer in flight makes every scheduling round
-// read the clock (BENCHMARKS.md, "Cache lines per chunk"). A deadline
+// and the exchange's hook — were up to 3.7 % of the client's CPU at 1,000
+// streams (a pending runtime timer also makes every scheduling round read
+// the clock); the watch took 1.4 % off at 100 tokens a stream and 6 % at
+// 2 (BENCHMARKS.md, "Timeouts without a timer per request"). A deadline
 // fires up to one tick late: a hundredth of the request timeout, between
 // 10 ms and 1 s.
 type watch struct {
