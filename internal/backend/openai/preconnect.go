@@ -20,8 +20,9 @@ import (
 // transport (plain http://, no proxy) each is dialled and sent its request
 // as bytes; otherwise, through net/http, the n requests go at once, each
 // response held until all n have one, so no request can reuse another's
-// connection. It returns how many connections the pool then holds idle (n
-// when every one opened: now, or already idle) and the first error.
+// connection. All of it must be done within DefaultSideCallTimeout. It
+// returns how many connections the pool then holds idle (n when every one
+// opened: now, or already idle) and the first error.
 func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if n <= 0 {
 		return 0, nil
@@ -29,8 +30,9 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	if c.tr.MaxIdleConnsPerHost < n {
 		c.tr.MaxIdleConnsPerHost = n // nothing else uses the pool now
 	}
-	// One deadline for all: each dial under it needs no timer of its own
-	// (dial, in direct.go).
+	// One deadline for all (so a server that never answers cannot hold
+	// the run back); each dial under it needs no timer of its own
+	// (directDialer).
 	ctx, cancel := context.WithTimeout(ctx, DefaultSideCallTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.modelsURL(), nil)

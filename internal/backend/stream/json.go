@@ -205,8 +205,7 @@ func (w *work) memorize(d *Decoder, b []byte, st *decodeState) {
 		at = w.contentAt
 	}
 	m := &w.msg
-	neutral := d.Mode != ModeAuto && !st.isErrorObject && len(st.topMessage) == 0 && m.Choices > 0 &&
-		m.FinishReason == "" && !m.Usage && m.PromptTokens == -1 && m.CompletionTokens == -1 && m.ErrorMessage == ""
+	neutral := d.Mode != ModeAuto && w.quiet(st) && m.Choices > 0 && m.FinishReason == ""
 	if !neutral || at.start < 0 || len(b)-(at.end-at.start) > maxMemo ||
 		len(m.Text) != at.end-at.start || !sameBytes(m.Text, b[at.start:at.end]) {
 		d.memo = d.memo[:0]
@@ -263,14 +262,19 @@ func (w *work) begin(d *Decoder, b []byte) (members int, err error) {
 // reading them changed nothing: a message that begins the same way can
 // then start at at with the Decoder as it is at the start of a message.
 func (w *work) remember(d *Decoder, b []byte, at jsonscan.Mark, members int, st *decodeState) {
-	m := &w.msg
-	neutral := !st.isErrorObject && len(st.topMessage) == 0 && m.Choices == 0 && !m.Usage &&
-		m.PromptTokens == -1 && m.CompletionTokens == -1 && m.ErrorMessage == ""
-	if !neutral || at.Offset() >= len(b) || at.Offset() > maxHead {
+	if !w.quiet(st) || w.msg.Choices != 0 || at.Offset() >= len(b) || at.Offset() > maxHead {
 		return
 	}
 	d.head = append(d.head[:0], b[:at.Offset()+1]...)
 	d.at, d.members = at, members
+}
+
+// quiet reports whether what Decode read so far reports no usage and no
+// error: what the head (remember) and the memo (memorize) may hold.
+func (w *work) quiet(st *decodeState) bool {
+	m := &w.msg
+	return !st.isErrorObject && len(st.topMessage) == 0 && !m.Usage &&
+		m.PromptTokens == -1 && m.CompletionTokens == -1 && m.ErrorMessage == ""
 }
 
 // maxHead bounds the head kept: a stream's is ~100 bytes; a server that
