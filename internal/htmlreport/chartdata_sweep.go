@@ -5,15 +5,12 @@ import (
 	"strings"
 )
 
-// costKeys are the step keys read as cost per million output tokens, in
-// order of preference.
-var costKeys = []string{"usd_per_1m_output_tokens", "cost_per_1m_tokens", "usd_per_1m_tokens"}
 
 // stepSeries is one line over the steps: (load, step[key]) where present.
 func stepSeries(sw *Sweep, key, name string, color int, dashed bool) Series {
 	s := Series{Name: name, Dots: true, Color: color, Dashed: dashed}
 	for i := range sw.Steps {
-		if v, ok := sw.Steps[i].Get(key); ok {
+		if v, ok := stepValue(&sw.Steps[i], key); ok {
 			s.XY = append(s.XY, [2]float64{sw.Steps[i].Load, v})
 		}
 	}
@@ -74,7 +71,7 @@ func SweepCharts(sw *Sweep) []Chart {
 	}
 	for i := range sw.Steps {
 		if st := &sw.Steps[i]; st.HarnessLimited {
-			v, _ := st.Get("output_throughput")
+			v, _ := stepValue(st, "output_throughput")
 			tp.Points = append(tp.Points, Point{X: st.Load, Y: v, Label: "harness-limited"})
 		}
 	}
@@ -84,8 +81,8 @@ func SweepCharts(sw *Sweep) []Chart {
 		s := Series{Name: strings.TrimSuffix(key, "_per_user_tps"), Dots: true, Color: i, Dashed: i == 1}
 		for j := range sw.Steps {
 			st := &sw.Steps[j]
-			x, okX := st.Get("output_throughput")
-			y, okY := st.Get(key)
+			x, okX := stepValue(st, "output_throughput")
+			y, okY := stepValue(st, key)
 			if okX && okY {
 				s.XY = append(s.XY, [2]float64{x, y})
 				if i == 0 {
@@ -101,13 +98,10 @@ func SweepCharts(sw *Sweep) []Chart {
 		Caption: "The share of failed requests per step. Errors that appear with load (timeouts, 429s) are a capacity limit even when latency looks fine.",
 		Series:  []Series{percentSeries(stepSeries(sw, "error_rate", "error rate", 3, false))}, VMarks: loadMarks(sw)}
 	out := []Chart{tp, latencyVsLoad(sw, "ttft", "TTFT"), latencyVsLoad(sw, "itl", "ITL"), pareto, errs}
-	for _, k := range costKeys {
-		if s := stepSeries(sw, k, "cost", 4, false); len(s.XY) > 0 {
-			out = append(out, Chart{ID: "sweep-cost", Title: "Cost per million output tokens vs load", XLabel: sw.LoadUnit(), YLabel: "USD per 1M output tokens",
-				Caption: "What a million generated tokens cost at each step's throughput: it falls as load rises and flattens at saturation.",
-				Series:  []Series{s}, VMarks: loadMarks(sw)})
-			break
-		}
+	if s := stepSeries(sw, "usd_per_1m_output_tokens", "cost", 4, false); len(s.XY) > 0 {
+		out = append(out, Chart{ID: "sweep-cost", Title: "Cost per million output tokens vs load", XLabel: sw.LoadUnit(), YLabel: "USD per 1M output tokens",
+			Caption: "What a million generated tokens cost at each step's throughput: it falls as load rises and flattens at saturation.",
+			Series:  []Series{s}, VMarks: loadMarks(sw)})
 	}
 	ticks := logTicks(sw)
 	kept := out[:0]
