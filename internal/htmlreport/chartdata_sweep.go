@@ -5,7 +5,6 @@ import (
 	"strings"
 )
 
-
 // stepSeries is one line over the steps: (load, step[key]) where present.
 func stepSeries(sw *Sweep, key, name string, color int, dashed bool) Series {
 	s := Series{Name: name, Dots: true, Color: color, Dashed: dashed}
