@@ -32,8 +32,9 @@ the content.
 
 One run gives a run page: the result table, TTFT/TPOT/ITL/E2EL histograms
 and CDFs with the reported percentiles (and goodput SLOs) marked, output
-throughput and requests in flight per second, a per-request timeline and
-per-user decode speed. Two or more runs give a compare page (the first is
+throughput per second, the requests in flight at every instant (counted
+from the records; vLLM's per-second peak stays in the table), a
+per-request timeline and per-user decode speed. Two or more runs give a compare page (the first is
 the base): the Δ% table, with bounds given by --fail-if highlighted, and the
 figures overlaid. A sweep file gives a sweep page: throughput, TTFT, ITL and
 error rate against load with the saturation point, the SLA lines and the

@@ -73,6 +73,8 @@ const (
 	MarkSLO        = "slo"
 	MarkSaturation = "saturation"
 	MarkMaxLoad    = "max-load"
+	// MarkCap is a run's --max-concurrency on the in-flight chart.
+	MarkCap = "cap"
 )
 
 // Mark is a reference line at a value with its label.
@@ -82,11 +84,14 @@ type Mark struct {
 	Kind  string  `json:"kind"`
 }
 
-// Point is one labelled point.
+// Point is one labelled point: a red cross (a failure, a client-limited
+// step) unless Plain, which writes the label only (a step's load beside
+// its marker).
 type Point struct {
 	X     float64 `json:"x"`
 	Y     float64 `json:"y"`
 	Label string  `json:"label"`
+	Plain bool    `json:"plain,omitempty"`
 }
 
 // empty reports whether the chart has nothing to draw.

@@ -264,25 +264,90 @@ func bucketSeries(name string, counts []int, color int) Series {
 	return s
 }
 
-// OverTimeCharts returns output throughput and requests in flight per
-// second for each run with per-request data (one line per run).
+// inFlightExact is the most requests whose in-flight count is drawn
+// step by step; past it the count is sampled at inFlightSamples instants.
+const (
+	inFlightExact   = 1000
+	inFlightSamples = 1000
+)
+
+// InFlight returns the number of successful requests in flight over
+// time, counted exactly from the records: at time t, those sent at or
+// before t whose last token came after t (a request ending at t is no
+// longer in flight; one sent at t is). Times are seconds since the first
+// send, as in Buckets. Up to inFlightExact requests the line steps at
+// every send and end (two points per change, so it draws as a staircase);
+// beyond, it is the exact count at inFlightSamples evenly spaced
+// instants, and sampled is true. Failed requests have no end time in the
+// records and are left out.
+func InFlight(reqs []Request) (xy [][2]float64, sampled bool) {
+	var starts, ends []float64
+	for i := range reqs {
+		if r := &reqs[i]; r.OK {
+			starts = append(starts, r.Start)
+			ends = append(ends, r.Start+r.E2EL)
+		}
+	}
+	if len(starts) == 0 {
+		return nil, false
+	}
+	slices.Sort(starts)
+	slices.Sort(ends)
+	t0, tEnd := starts[0], ends[len(ends)-1]
+	// at is the count at t: sends at or before t minus ends at or before t.
+	at := func(t float64) float64 {
+		s, _ := slices.BinarySearch(starts, math.Nextafter(t, math.Inf(1)))
+		e, _ := slices.BinarySearch(ends, math.Nextafter(t, math.Inf(1)))
+		return float64(s - e)
+	}
+	if len(starts) > inFlightExact {
+		for i := range inFlightSamples + 1 {
+			t := t0 + (tEnd-t0)*float64(i)/inFlightSamples
+			xy = append(xy, [2]float64{t - t0, at(t)})
+		}
+		return xy, true
+	}
+	times := slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(starts), ends...))))
+	prev := 0.0
+	for _, t := range times {
+		n := at(t)
+		xy = append(xy, [2]float64{t - t0, prev}, [2]float64{t - t0, n})
+		prev = n
+	}
+	return xy, false
+}
+
+// OverTimeCharts returns output throughput per second and requests in
+// flight for each run with per-request data (one line per run); a lone
+// run's in-flight chart marks its --max-concurrency cap.
 func OverTimeCharts(runs []*Run, labels []string) []Chart {
 	tp := Chart{ID: "throughput-time", Title: "Output throughput over time",
 		XLabel: "time since the first request (s)", YLabel: "output tokens per second (chunks)",
 		Caption: "Token chunks received in each 1-second bucket; the highest bucket is the peak output token throughput. A ramp at the start and a tail at the end are normal; dips in the middle mean the server stalled."}
 	fl := Chart{ID: "inflight-time", Title: "Requests in flight over time",
-		XLabel: "time since the first request (s)", YLabel: "requests in flight",
-		Caption: "Successful requests active in each 1-second bucket (the peak is the result's peak concurrent requests). Flat at the concurrency cap means the client kept the server busy."}
+		XLabel: "time since the first request (s)", YLabel: "successful requests in flight",
+		Caption: "Successful requests between their send and their last token at each instant, counted from the records' start times and latencies (failed requests have no end time there and are left out). Under a concurrency cap or a closed loop the line should sit at the cap while requests wait; below it the server was not kept busy. The result's \"Peak concurrent requests\" is vLLM's figure: every request active at any moment of a 1-second bucket, so it can exceed this line's highest point."}
+	sampled := false
 	for i, r := range runs {
-		tok, fli := Buckets(r.Requests)
+		tok, _ := Buckets(r.Requests)
 		if tok == nil {
 			continue
 		}
 		tp.Series = append(tp.Series, bucketSeries(labels[i], tok, i))
-		fl.Series = append(fl.Series, bucketSeries(labels[i], fli, i))
+		xy, smp := InFlight(r.Requests)
+		fl.Series = append(fl.Series, Series{Name: labels[i], XY: xy, Color: i})
+		sampled = sampled || smp
 	}
 	if len(tp.Series) == 0 {
 		return nil
+	}
+	if sampled {
+		fl.Note = fmt.Sprintf("A run of over %d successful requests has its exact count drawn at %d evenly spaced instants.", inFlightExact, inFlightSamples)
+	}
+	if len(runs) == 1 {
+		if c, ok := runs[0].Result.Number("max_concurrency"); ok && c > 0 {
+			fl.HMarks = []Mark{{At: c, Label: fmt.Sprintf("max concurrency %g", c), Kind: MarkCap}}
+		}
 	}
 	return []Chart{tp, fl}
 }

@@ -107,7 +107,7 @@ func Load(path string) (*Input, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(report.PythonJSONCompat(data), &keys); err == nil {
 		if _, ok := keys["steps"]; ok {
-			sw, err := parseSweep(path, data)
+			sw, err := readSweep(path)
 			return &Input{Path: path, Kind: KindSweep, Sweep: sw}, err
 		}
 		_, req := keys["requests"]

@@ -10,8 +10,11 @@ import (
 )
 
 // marks draws reference lines across the whole data area, vertical at an
-// X value or horizontal at a Y value, each labelled at its end. Their
-// values count in the data range, so a SLO beyond every value still shows.
+// X value or horizontal at a Y value. Percentile marks are labelled at
+// their end (several to a chart, told apart only there); the others are
+// named in the legend, where their labels cannot cover data, each other
+// or the axis. Their values count in the data range, so a SLO beyond
+// every value still shows.
 type marks struct {
 	marks    []Mark
 	vertical bool
@@ -24,6 +27,9 @@ func (m *marks) style(mk Mark) draw.LineStyle {
 	if mk.Kind == MarkMaxLoad {
 		// Often at the saturation load: dashed, so both stay visible.
 		ls.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+	}
+	if mk.Kind == MarkCap {
+		ls.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	}
 	if mk.Kind == MarkPercentile {
 		ls.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
@@ -39,9 +45,13 @@ func (m *marks) Plot(c draw.Canvas, p *plot.Plot) {
 	sty.Font.Size = vg.Points(7)
 	for i, mk := range m.marks {
 		ls := m.style(mk)
+		labelled := mk.Kind == MarkPercentile
 		if m.vertical {
 			x := trX(mk.At)
 			c.StrokeLine2(ls, x, c.Min.Y, x, c.Max.Y)
+			if !labelled {
+				continue
+			}
 			s := sty
 			s.Rotation = math.Pi / 2
 			// Stagger labels so neighbouring marks stay legible.
@@ -52,6 +62,9 @@ func (m *marks) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		y := trY(mk.At)
 		c.StrokeLine2(ls, c.Min.X, y, c.Max.X, y)
+		if !labelled {
+			continue
+		}
 		s := sty
 		s.XAlign, s.YAlign = draw.XLeft, draw.YBottom
 		c.FillText(s, vg.Point{X: c.Min.X + vg.Points(3), Y: y + vg.Points(1)}, mk.Label)
@@ -71,15 +84,12 @@ func (m *marks) DataRange() (xmin, xmax, ymin, ymax float64) {
 	return xmin, xmax, ymin, ymax
 }
 
-// legend adds one legend entry per kind of mark present (percentiles are
-// labelled on the chart itself).
-func (m *marks) legend(p *plot.Plot) {
-	names := map[string]string{MarkSLO: "SLO / SLA", MarkSaturation: "saturation", MarkMaxLoad: "max load under SLA"}
-	seen := map[string]bool{}
+// legend adds one entry per labelled mark other than percentiles (those
+// are labelled on the chart itself).
+func (m *marks) legend(lg *legend) {
 	for _, mk := range m.marks {
-		if n, ok := names[mk.Kind]; ok && !seen[mk.Kind] {
-			seen[mk.Kind] = true
-			p.Legend.Add(n, lineThumb{m.style(mk)})
+		if mk.Kind != MarkPercentile {
+			lg.add(mk.Label, lineThumb{m.style(mk)})
 		}
 	}
 }

@@ -151,8 +151,10 @@ func runSection(run *Run) Section {
 	if c := PerUserTPSChart(run); c != nil {
 		s.Charts = append(s.Charts, *c)
 	}
+	if obj, ok := run.Result.Values[report.ExtrasKey].(map[string]any); ok {
+		s.After = append(s.After, extrasTable("llmbench extras (client self-check, stream specifics)", obj))
+	}
 	for _, x := range []struct{ key, title string }{
-		{report.ExtrasKey, "llmbench extras (client self-check, stream specifics)"},
 		{"sagemaker", "SageMaker"}, {"cloudwatch", "CloudWatch"}, {"cost", "Cost"},
 	} {
 		if obj, ok := run.Result.Values[x.key].(map[string]any); ok {

@@ -119,7 +119,7 @@ func stepsTable(sw *Sweep) Table {
 	var cols [][2]string
 	for _, c := range sweepColumns {
 		for i := range sw.Steps {
-			if _, ok := sw.Steps[i].Get(c[0]); ok {
+			if _, ok := stepValue(&sw.Steps[i], c[0]); ok {
 				cols = append(cols, c)
 				break
 			}
@@ -135,7 +135,7 @@ func stepsTable(sw *Sweep) Table {
 		row := []Cell{{Text: strconv.FormatFloat(st.Load, 'g', -1, 64), Class: "num"}}
 		for _, c := range cols {
 			txt := "-"
-			if v, ok := st.Get(c[0]); ok {
+			if v, ok := stepValue(st, c[0]); ok {
 				txt = strconv.FormatFloat(v, 'f', 2, 64)
 			}
 			row = append(row, Cell{Text: txt, Class: "num"})

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgsvg"
@@ -42,7 +43,6 @@ var (
 	dark    = color.RGBA{0x44, 0x44, 0x44, 0xff}
 	red     = color.RGBA{0xCC, 0x00, 0x00, 0xff}
 	green   = color.RGBA{0x00, 0x88, 0x44, 0xff}
-	orange  = color.RGBA{0xE6, 0x7E, 0x00, 0xff}
 	barFill = color.RGBA{0x56, 0x9C, 0xD0, 0xff}
 )
 
@@ -58,8 +58,9 @@ var phaseColor = map[string]color.Color{
 var markColor = map[string]color.Color{
 	MarkPercentile: dark,
 	MarkSLO:        red,
-	MarkSaturation: orange,
+	MarkSaturation: dark,
 	MarkMaxLoad:    green,
+	MarkCap:        grey,
 }
 
 var fontOnce sync.Once
@@ -73,38 +74,53 @@ func useSansFont() {
 	})
 }
 
+// Margins of the drawing: the plot ends this far from the right edge, so
+// that the last tick label is not cut in half.
+const rightMargin = 14 * vg.Length(1)
+
 // RenderSVG draws a chart as an SVG document fragment (no XML prolog),
-// ready to inline in HTML.
+// ready to inline in HTML. The title and the legend sit above the plot
+// area, never over the data; mark labels that name a value (SLOs, the
+// SLA, saturation, max load) are legend entries, so only percentile marks
+// and labelled points write inside the plot.
 func RenderSVG(c *Chart) (template.HTML, error) {
 	useSansFont()
 	p := plot.New()
-	p.Title.Text = c.Title
 	p.X.Label.Text = c.XLabel
 	p.Y.Label.Text = c.YLabel
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(9)
 	p.Add(plotter.NewGrid())
-	if err := addData(p, c); err != nil {
+	var lg legend
+	if err := addData(p, &lg, c); err != nil {
 		return "", fmt.Errorf("chart %s: %w", c.ID, err)
 	}
+	p.X.Tick.Marker = niceTicks{}
 	if len(c.XTicks) > 0 {
 		p.X.Scale = plot.LogScale{}
-		var ticks []plot.Tick
-		for _, t := range c.XTicks {
-			ticks = append(ticks, plot.Tick{Value: t, Label: strconv.FormatFloat(t, 'g', -1, 64)})
-		}
-		p.X.Tick.Marker = plot.ConstantTicks(ticks)
 		p.X.Min, p.X.Max = math.Min(p.X.Min, c.XTicks[0]*0.9), math.Max(p.X.Max, c.XTicks[len(c.XTicks)-1]*1.1)
+		p.X.Tick.Marker = logTicker{ticks: c.XTicks, style: p.X.Tick.Label, width: chartWidth - rightMargin - vg.Points(60)}
 	}
 	if len(c.Spans) > 0 {
 		p.Y.Scale = plot.InvertedScale{Normalizer: plot.LinearScale{}}
 		p.Y.Tick.Marker = intTicks{}
 	} else {
-		// Headroom for the legend and the mark labels at the top.
-		p.Y.Max += (p.Y.Max - p.Y.Min) * 0.18
+		// Heights are read against zero: an axis that starts near the
+		// smallest value makes a 2 % spread look like a cliff.
+		if p.Y.Min > 0 {
+			p.Y.Min = 0
+		}
+		if p.Y.Max <= p.Y.Min {
+			p.Y.Max = p.Y.Min + 1 // all zero (no errors): 0 at the bottom
+		}
+		p.Y.Tick.Marker = niceTicks{}
+		if hasPercentileMarks(c) {
+			// Headroom for the percentile labels at the top of their lines.
+			p.Y.Max += (p.Y.Max - p.Y.Min) * 0.18
+		}
 	}
 	canvas := vgsvg.NewWith(vgsvg.UseWH(chartWidth, chartHeight))
-	p.Draw(draw.New(canvas))
+	dc := draw.New(canvas)
+	top := drawHeader(dc, c.Title, &lg)
+	p.Draw(draw.Crop(dc, 0, -rightMargin, 0, -top))
 	var buf bytes.Buffer
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return "", err
@@ -118,8 +134,19 @@ func RenderSVG(c *Chart) (template.HTML, error) {
 	return template.HTML(s), nil
 }
 
-// addData adds the chart's bars, lines, spans, marks and points to p.
-func addData(p *plot.Plot, c *Chart) error {
+// hasPercentileMarks reports whether c has marks labelled on the plot.
+func hasPercentileMarks(c *Chart) bool {
+	for _, m := range append(append([]Mark{}, c.VMarks...), c.HMarks...) {
+		if m.Kind == MarkPercentile {
+			return true
+		}
+	}
+	return false
+}
+
+// addData adds the chart's bars, lines, spans, marks and points to p,
+// and their legend entries to lg.
+func addData(p *plot.Plot, lg *legend, c *Chart) error {
 	if len(c.Bars) > 0 {
 		h := &plotter.Histogram{FillColor: barFill, LineStyle: draw.LineStyle{Color: color.White, Width: vg.Points(0.5)}}
 		for _, b := range c.Bars {
@@ -131,14 +158,14 @@ func addData(p *plot.Plot, c *Chart) error {
 	if len(c.Spans) > 0 {
 		p.Add(&spans{c.Spans})
 		for _, ph := range []string{PhaseQueue, PhaseTTFT, PhaseDecode, PhaseSlow} {
-			p.Legend.Add(ph, swatch{phaseColor[ph]})
+			lg.add(ph, swatch{phaseColor[ph]})
 		}
 	}
 	for _, s := range c.Series {
 		if len(c.Series) == 1 {
 			s.Name = "" // the title names a lone line
 		}
-		if err := addSeries(p, s); err != nil {
+		if err := addSeries(p, lg, s); err != nil {
 			return err
 		}
 	}
@@ -148,19 +175,21 @@ func addData(p *plot.Plot, c *Chart) error {
 	if len(c.VMarks) > 0 {
 		m := &marks{marks: c.VMarks, vertical: true}
 		p.Add(m)
-		m.legend(p)
+		m.legend(lg)
 	}
 	if len(c.HMarks) > 0 {
 		m := &marks{marks: c.HMarks}
 		p.Add(m)
-		m.legend(p)
+		m.legend(lg)
 	}
 	return nil
 }
 
 // addSeries adds one line (and its dots) to p, with a legend entry when
-// the chart has several lines or the line has a name worth showing.
-func addSeries(p *plot.Plot, s Series) error {
+// the chart has several lines or the line has a name worth showing. The
+// entry shows the line only: every filled circle in a chart is a data
+// point (the browser test counts them).
+func addSeries(p *plot.Plot, lg *legend, s Series) error {
 	if len(s.XY) == 0 {
 		return nil
 	}
@@ -178,7 +207,6 @@ func addSeries(p *plot.Plot, s Series) error {
 		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 	}
 	p.Add(l)
-	thumbs := []plot.Thumbnailer{l}
 	if s.Dots {
 		sc, err := plotter.NewScatter(xys)
 		if err != nil {
@@ -186,41 +214,81 @@ func addSeries(p *plot.Plot, s Series) error {
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
 		p.Add(sc)
-		thumbs = append(thumbs, sc)
 	}
 	if s.Name != "" {
-		p.Legend.Add(s.Name, thumbs...)
+		lg.add(s.Name, lineThumb{l.LineStyle})
 	}
 	return nil
 }
 
-// addPoints adds labelled points: failures (crosses) or highlights.
+// addPoints adds labelled points: failures and client-limited steps as
+// red crosses, plain points (step labels) as their label only.
 func addPoints(p *plot.Plot, pts []Point) error {
 	if len(pts) == 0 {
 		return nil
 	}
-	xys := make(plotter.XYs, len(pts))
-	labels := make([]string, len(pts))
-	for i, pt := range pts {
-		xys[i] = plotter.XY{X: pt.X, Y: pt.Y}
-		labels[i] = pt.Label
+	var crosses plotter.XYs
+	for _, pt := range pts {
+		if !pt.Plain {
+			crosses = append(crosses, plotter.XY{X: pt.X, Y: pt.Y})
+		}
 	}
-	sc, err := plotter.NewScatter(xys)
-	if err != nil {
-		return err
+	if len(crosses) > 0 {
+		sc, err := plotter.NewScatter(crosses)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+		p.Add(sc)
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
-	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
-	if err != nil {
-		return err
-	}
-	for i := range lb.TextStyle {
-		lb.TextStyle[i].Font.Size = vg.Points(7)
-		lb.TextStyle[i].Color = dark
-	}
-	lb.Offset = vg.Point{X: vg.Points(4), Y: vg.Points(2)}
-	p.Add(sc, lb)
+	p.Add(&pointLabels{pts: pts})
 	return nil
+}
+
+// pointLabels writes the points' labels beside them inside the plot area:
+// right of the point, or left when that would leave the area, and a label
+// that would cover one already written is left out. Unlike gonum's
+// Labels it makes no room for its text around the plot, which squeezed
+// the axis of a chart with a long label at its last point to nothing.
+type pointLabels struct{ pts []Point }
+
+// Plot implements plot.Plotter.
+func (pl *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := text.Style{Color: dark, Font: p.X.Tick.Label.Font, Handler: p.X.Tick.Label.Handler}
+	sty.Font.Size = vg.Points(7)
+	gap := vg.Points(4)
+	var placed []vg.Rectangle
+	for _, pt := range pl.pts {
+		if pt.Label == "" {
+			continue
+		}
+		x, y := trX(pt.X), trY(pt.Y)
+		w, h := sty.Width(pt.Label), sty.Height(pt.Label)
+		x0, y0 := x+gap, y+vg.Points(1)
+		if x0+w > c.Max.X {
+			x0 = x - gap - w
+		}
+		if y0+h > c.Max.Y {
+			y0 = y - vg.Points(1) - h
+		}
+		box := vg.Rectangle{Min: vg.Point{X: x0, Y: y0}, Max: vg.Point{X: x0 + w, Y: y0 + h}}
+		if x0 < c.Min.X || y0 < c.Min.Y || overlapsAny(box, placed) {
+			continue
+		}
+		placed = append(placed, box)
+		c.FillText(sty, box.Min, pt.Label)
+	}
+}
+
+// overlapsAny reports whether r overlaps any of rs.
+func overlapsAny(r vg.Rectangle, rs []vg.Rectangle) bool {
+	for _, o := range rs {
+		if r.Min.X < o.Max.X && o.Min.X < r.Max.X && r.Min.Y < o.Max.Y && o.Min.Y < r.Max.Y {
+			return true
+		}
+	}
+	return false
 }
 
 // spans draws timeline bars with the library's canvas (filled polygons in
