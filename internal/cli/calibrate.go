@@ -123,8 +123,11 @@ func (f *calibrateFlags) nominalRequest() time.Duration {
 }
 
 func runCalibrate(ctx context.Context, env *Env, f *calibrateFlags, runRep repetitionFunc) error {
-	if len(f.streams) == 0 || f.tokens < 1 || f.ttft < 0 || f.itl < 0 {
-		return usageErrorf("--streams needs at least one load, --tokens at least 1, --ttft and --itl must not be negative")
+	if len(f.streams) == 0 || f.ttft < 0 || f.itl < 0 {
+		return usageErrorf("--streams needs at least one load, --ttft and --itl must not be negative")
+	}
+	if f.tokens < 2 { // one token has no inter-token gap: the ITL error would have no figure
+		return usageErrorf("--tokens %d: want at least 2 (the ITL error needs a gap between two tokens)", f.tokens)
 	}
 	if f.requests < 1 || f.repeat < 1 || f.minTime < 0 {
 		return usageErrorf("--requests and --repeat need at least 1, --min-time must not be negative")
@@ -278,6 +281,13 @@ func calibrateRepetition(ctx context.Context, bin string, f *calibrateFlags, str
 	}
 	if rep.Errors, err = calibrate.Compare(o.Records, func(i int) string { return reqs[i].ID }, truth); err != nil {
 		return rep, 0, err
+	}
+	if rep.Matched == 0 { // nothing to measure: say why instead of a row of NaN
+		first := "(no record)"
+		if len(o.Records) > 0 {
+			first = o.Records[0].Error
+		}
+		return rep, 0, fmt.Errorf("no request succeeded (the first failed with: %s)", first)
 	}
 	m := &o.SelfCheck
 	rep.Failed = requests - rep.Matched
