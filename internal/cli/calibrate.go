@@ -163,7 +163,10 @@ func runCalibrate(ctx context.Context, env *Env, f *calibrateFlags, runRep repet
 		for r := range f.repeat {
 			rep, cores, err := runRep(ctx, n, perRep[i], i, r)
 			if err != nil {
-				return fmt.Errorf("calibrate: %d streams, repetition %d: %w", n, r+1, err)
+				if ctx.Err() != nil { // Ctrl-C: what cancelling did to the simulator is noise
+					return fmt.Errorf("calibrate: interrupted at %s, repetition %d of %d", streamsOrNone(n), r+1, f.repeat)
+				}
+				return fmt.Errorf("calibrate: %s, repetition %d: %w", streamsOrNone(n), r+1, err)
 			}
 			res.Cores = cores
 			res.TimedSeconds += rep.WallSeconds
