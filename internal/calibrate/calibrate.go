@@ -158,9 +158,10 @@ type Repetition struct {
 }
 
 // MinHeadlineRequests is the fewest requests a repetition may rest on for
-// its row to count in the headline: NumPy's p99 of fewer than 100 values
-// interpolates past the largest but one, so it is the maximum in all but
-// name, and the mean of as few moves with single requests (one cold
+// its row to count in the headline: NumPy's p99 of n ≤ 101 values lies
+// between the two largest, 0.99(n−1) − (n−2) of the way to the largest, so
+// from 100 values on one outlier no longer sets it and below it tends to
+// the maximum; and the mean of fewer moves with single requests (one cold
 // connection made a one-request row miss 1 ms; docs/fidelity.md).
 const MinHeadlineRequests = 100
 
