@@ -165,13 +165,12 @@ type Repetition struct {
 // connection made a one-request row miss 1 ms; docs/fidelity.md).
 const MinHeadlineRequests = 100
 
-// Rule is how much a row runs: each of Repeat repetitions holds the
-// row's streams for at least Requests requests and at least MinTime of
-// nominal request time.
+// Rule is how much one repetition of a row runs: it holds the row's
+// streams for at least Requests requests and at least MinTime of nominal
+// request time (the caller repeats it; HeadlineWithin wants two or more).
 type Rule struct {
 	Requests int
 	MinTime  time.Duration
-	Repeat   int
 }
 
 // RequestsPerRepetition is how many requests one repetition at streams

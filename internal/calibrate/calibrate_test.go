@@ -55,7 +55,7 @@ func TestCompare(t *testing.T) {
 func TestRequestsPerRepetition(t *testing.T) {
 	t.Parallel()
 	const nominal = 140 * time.Millisecond // 50 ms TTFT + 9 gaps of 10 ms
-	rule := Rule{Requests: 100, MinTime: 2 * time.Second, Repeat: 3}
+	rule := Rule{Requests: 100, MinTime: 2 * time.Second}
 	tests := []struct {
 		name    string
 		rule    Rule

@@ -132,7 +132,7 @@ func runCalibrate(ctx context.Context, env *Env, f *calibrateFlags, runRep repet
 	if f.requests < 1 || f.repeat < 1 || f.minTime < 0 {
 		return usageErrorf("--requests and --repeat need at least 1, --min-time must not be negative")
 	}
-	rule := calibrate.Rule{Requests: f.requests, MinTime: f.minTime, Repeat: f.repeat}
+	rule := calibrate.Rule{Requests: f.requests, MinTime: f.minTime}
 	nominal := f.nominalRequest()
 	perRep := make([]int, len(f.streams))
 	var estimate time.Duration
