@@ -1,9 +1,11 @@
 // Package calibrate compares what a client measured with what the server
 // did: it reads the simulator's ground truth (llmbench sim --truth-log),
 // matches each record to the server's record of the same request by
-// request id, and summarizes the client's TTFT and ITL errors per step,
-// then finds the largest load measured within a given TTFT error
-// (docs/fidelity.md, "Calibrate").
+// request id, and summarizes the client's TTFT and ITL errors per
+// repetition; a row is one load's repetitions with their spread, and the
+// headline is the largest load whose every repetition stayed within a
+// given mean TTFT error — withheld when a row rests on too few requests or
+// its spread straddles the bound (docs/fidelity.md, "Calibrate").
 //
 // calibrate is pure: it starts no process and opens no connection;
 // `llmbench calibrate` drives the steps.
@@ -16,8 +18,10 @@ import (
 	"io"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/selfcheck"
 )
 
 // Truth is the server's record of one request: when it reached the
@@ -137,10 +141,11 @@ func meanP99(xs []float64) (mean, p99 float64) {
 	return s / float64(len(xs)), xs[lo] + (pos-float64(lo))*(xs[hi]-xs[lo])
 }
 
-// Step is one load level's calibration: its errors and the client's
-// self-check figures.
-type Step struct {
-	Streams int `json:"streams"`
+// Repetition is one run of one load against a fresh simulator: its
+// errors and the client's self-check figures.
+type Repetition struct {
+	// Requests is how many requests the repetition sent.
+	Requests int `json:"requests"`
 	Errors
 	Failed           int     `json:"failed"`
 	CPUPerChunkUs    float64 `json:"cpu_per_chunk_us"`
@@ -148,20 +153,168 @@ type Step struct {
 	DispatchLagP99Ms float64 `json:"dispatch_lag_p99_ms"`
 	EventsPerSecond  float64 `json:"events_per_second"`
 	Verdict          string  `json:"verdict"`
+	// WallSeconds is the repetition's timed run.
+	WallSeconds float64 `json:"wall_seconds"`
 }
 
-// Within is the largest load whose mean TTFT error is at most boundMs
-// (in absolute value) and which lost no request, counting only loads up
-// to the first that does not meet it; 0 when even the smallest does not.
-func Within(steps []Step, boundMs float64) int {
-	s := slices.Clone(steps)
-	slices.SortFunc(s, func(a, b Step) int { return a.Streams - b.Streams })
-	best := 0
-	for _, st := range s {
-		if st.Failed > 0 || st.Matched == 0 || math.Abs(st.TTFTMeanMs) > boundMs {
-			break
-		}
-		best = st.Streams
+// MinHeadlineRequests is the fewest requests a repetition may rest on for
+// its row to count in the headline: NumPy's p99 of n ≤ 101 values lies
+// between the two largest, 0.99(n−1) − (n−2) of the way to the largest, so
+// from 100 values on one outlier no longer sets it and below it tends to
+// the maximum; and the mean of fewer moves with single requests (one cold
+// connection made a one-request row miss 1 ms; docs/fidelity.md).
+const MinHeadlineRequests = 100
+
+// Rule is how much one repetition of a row runs: it holds the row's
+// streams for at least Requests requests and at least MinTime of nominal
+// request time (the caller repeats it; HeadlineWithin wants two or more).
+type Rule struct {
+	Requests int
+	MinTime  time.Duration
+}
+
+// RequestsPerRepetition is how many requests one repetition at streams
+// concurrent streams sends: whole waves of streams requests (the closed
+// loop keeps streams in flight until the last wave), enough waves for
+// Requests requests and for MinTime at nominal per request (the
+// simulator's TTFT plus its token gaps). A nominal of 0 leaves the time
+// rule out: such requests take no nominal time to count.
+func (r Rule) RequestsPerRepetition(streams int, nominal time.Duration) int {
+	waves := max(1, ceilDiv(r.Requests, streams))
+	if nominal > 0 && r.MinTime > 0 {
+		waves = max(waves, int(ceilDiv64(int64(r.MinTime), int64(nominal))))
 	}
-	return best
+	if waves > math.MaxInt/streams { // saturate: the caller refuses it as too many
+		return math.MaxInt
+	}
+	return waves * streams
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
+
+func ceilDiv64(a, b int64) int64 { return (a + b - 1) / b }
+
+// Range is the least and greatest of a figure over a row's repetitions.
+type Range struct {
+	Min float64 `json:"min"`
+	Max float64 `json:"max"`
+}
+
+// rangeOf spans f over reps; NaN figures (no request) make it NaN.
+func rangeOf(reps []Repetition, f func(*Repetition) float64) Range {
+	r := Range{Min: math.Inf(1), Max: math.Inf(-1)}
+	for i := range reps {
+		v := f(&reps[i])
+		if math.IsNaN(v) {
+			return Range{Min: math.NaN(), Max: math.NaN()}
+		}
+		r.Min, r.Max = min(r.Min, v), max(r.Max, v)
+	}
+	if len(reps) == 0 {
+		return Range{Min: math.NaN(), Max: math.NaN()}
+	}
+	return r
+}
+
+// Row is one load's repetitions and their spread.
+type Row struct {
+	Streams     int          `json:"streams"`
+	Repetitions []Repetition `json:"repetitions"`
+	// The spread of each error figure over the repetitions.
+	TTFTMeanMs Range `json:"ttft_error_mean_ms"`
+	TTFTP99Ms  Range `json:"ttft_error_p99_ms"`
+	ITLMeanMs  Range `json:"itl_error_mean_ms"`
+	ITLP99Ms   Range `json:"itl_error_p99_ms"`
+	// Failed sums the repetitions' failures; Verdict is the worst
+	// repetition's self-check verdict.
+	Failed  int    `json:"failed"`
+	Verdict string `json:"verdict"`
+}
+
+// NewRow summarizes a load's repetitions.
+func NewRow(streams int, reps []Repetition) Row {
+	row := Row{Streams: streams, Repetitions: reps,
+		TTFTMeanMs: rangeOf(reps, func(r *Repetition) float64 { return r.TTFTMeanMs }),
+		TTFTP99Ms:  rangeOf(reps, func(r *Repetition) float64 { return r.TTFTP99Ms }),
+		ITLMeanMs:  rangeOf(reps, func(r *Repetition) float64 { return r.ITLMeanMs }),
+		ITLP99Ms:   rangeOf(reps, func(r *Repetition) float64 { return r.ITLP99Ms }),
+	}
+	rank := map[string]int{string(selfcheck.Valid): 1, string(selfcheck.Degraded): 2, string(selfcheck.Invalid): 3}
+	for _, r := range reps {
+		row.Failed += r.Failed
+		// An unknown verdict (none measured) ranks below valid: it is not
+		// a judgement and must not hide one.
+		if rank[r.Verdict] > rank[row.Verdict] || row.Verdict == "" {
+			row.Verdict = r.Verdict
+		}
+	}
+	return row
+}
+
+// Headline is the largest load measured within a bound of mean TTFT
+// error, or why that cannot be said.
+type Headline struct {
+	// Streams is the largest load, of those tried and counting up to the
+	// first that is not within, whose every repetition's mean TTFT error
+	// was within the bound; 0 when none was. When not Resolved it is the
+	// largest load known to be within (the answer is at least that).
+	Streams int `json:"streams"`
+	// Resolved is false when a row's repetitions do not settle whether
+	// it is within: too few repetitions or requests, or a spread that
+	// straddles the bound. Reason then says which row and why.
+	Resolved bool   `json:"resolved"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// HeadlineWithin scans the rows by load. A row is within when every
+// repetition lost no request and its mean TTFT error is at most boundMs
+// in absolute value, and out when a request failed or every repetition's
+// mean is beyond the bound; the scan stops at the first row that is out.
+// A row that is neither, or that rests on fewer than two repetitions or
+// on a repetition of fewer than MinHeadlineRequests requests, leaves the
+// headline unresolved: one figure cannot say which side of the bound a
+// load is on (three runs of the one-request version on one machine said
+// 1 stream, 100 streams and none).
+func HeadlineWithin(rows []Row, boundMs float64) Headline {
+	s := slices.Clone(rows)
+	slices.SortFunc(s, func(a, b Row) int { return a.Streams - b.Streams })
+	h := Headline{Resolved: true}
+	for _, row := range s {
+		if row.Failed > 0 {
+			return h
+		}
+		if len(row.Repetitions) < 2 {
+			return unresolved(h, fmt.Sprintf("%s ran %d repetition, which gives no spread", loadName(row.Streams), len(row.Repetitions)))
+		}
+		for _, r := range row.Repetitions {
+			if r.Matched < MinHeadlineRequests {
+				return unresolved(h, fmt.Sprintf("%s: a repetition rests on %d requests, fewer than the %d a mean and p99 need",
+					loadName(row.Streams), r.Matched, MinHeadlineRequests))
+			}
+		}
+		lo, hi := row.TTFTMeanMs.Min, row.TTFTMeanMs.Max
+		switch {
+		case math.Max(math.Abs(lo), math.Abs(hi)) <= boundMs:
+			h.Streams = row.Streams
+		case lo > boundMs || hi < -boundMs:
+			return h
+		default:
+			return unresolved(h, fmt.Sprintf("%s: mean TTFT error %.3f to %.3f ms over %d repetitions, across the %g ms bound",
+				loadName(row.Streams), lo, hi, len(row.Repetitions), boundMs))
+		}
+	}
+	return h
+}
+
+func unresolved(h Headline, reason string) Headline {
+	h.Resolved, h.Reason = false, reason
+	return h
+}
+
+// loadName names a load: "1 stream", "100 streams".
+func loadName(n int) string {
+	if n == 1 {
+		return "1 stream"
+	}
+	return fmt.Sprintf("%d streams", n)
 }
