@@ -140,16 +140,35 @@ func draw(rng *rand.Rand, w []int) {
 
 // Sample is a set of values grouped by unit (one TTFT per request, or a
 // request's inter-token gaps), kept sorted once so that the mean and
-// quantiles of any resample of its units come in one linear pass.
+// quantiles of any resample of its units come without sorting again.
+//
+// The mean of a resample needs only each unit's sum and count. A quantile
+// needs the value at a weighted rank of the sorted values; walking all of
+// them costs O(values) per resample, which for pooled ITL (a hundred gaps
+// a request) is a hundred times the units. So the sorted values carry
+// checkpoints: at each, how many values of every unit lie before it. A
+// resample's weighted count before a checkpoint is then O(units), a
+// binary search over checkpoints brackets the rank, and only the values
+// between two checkpoints are walked.
 type Sample struct {
 	values []float64 // ascending
 	unit   []int32   // unit of values[i]
 	units  int
+	sum    []float64 // per unit
+	count  []int     // per unit
+	// ckPos[c] is a position in values; ckCum[c][u] counts unit u's
+	// values before it. Empty when the values are few per unit (a walk
+	// is then as cheap as a checkpoint).
+	ckPos []int
+	ckCum [][]int32
 }
+
+// maxCheckpointCells bounds checkpoints × units (memory: 4 bytes each).
+const maxCheckpointCells = 1 << 22
 
 // NewSample builds a Sample from groups: groups[u] are unit u's values.
 func NewSample(groups [][]float64) *Sample {
-	s := &Sample{units: len(groups)}
+	s := &Sample{units: len(groups), sum: make([]float64, len(groups)), count: make([]int, len(groups))}
 	type vu struct {
 		v float64
 		u int32
@@ -158,7 +177,9 @@ func NewSample(groups [][]float64) *Sample {
 	for u, g := range groups {
 		for _, v := range g {
 			all = append(all, vu{v, int32(u)})
+			s.sum[u] += v
 		}
+		s.count[u] = len(g)
 	}
 	slices.SortStableFunc(all, func(a, b vu) int {
 		switch {
@@ -173,6 +194,20 @@ func NewSample(groups [][]float64) *Sample {
 	s.unit = make([]int32, len(all))
 	for i, x := range all {
 		s.values[i], s.unit[i] = x.v, x.u
+	}
+	n := len(all)
+	if s.units > 0 && n >= 8*s.units {
+		k := min(n/s.units, 1024, maxCheckpointCells/s.units)
+		cur := make([]int32, s.units)
+		next := 0
+		for c := range k {
+			pos := c * n / k
+			for ; next < pos; next++ {
+				cur[s.unit[next]]++
+			}
+			s.ckPos = append(s.ckPos, pos)
+			s.ckCum = append(s.ckCum, slices.Clone(cur))
+		}
 	}
 	return s
 }
@@ -193,16 +228,15 @@ func (s *Sample) Units() int { return s.units }
 func (s *Sample) Len() int { return len(s.values) }
 
 // Stats returns a WeightedStat writing, for a resample given by unit
-// weights, the mean followed by the qs-quantiles (ascending, in [0, 1];
+// weights, the mean followed by the qs-quantiles (each in [0, 1];
 // Quantile's linear interpolation) of the resample's values. A resample
 // without values gives NaN.
 func (s *Sample) Stats(qs []float64) WeightedStat {
 	return func(w []int, out []float64) {
 		total, sum := 0, 0.0
-		for i, v := range s.values {
-			c := w[s.unit[i]]
-			total += c
-			sum += float64(c) * v
+		for u, c := range w {
+			total += c * s.count[u]
+			sum += float64(c) * s.sum[u]
 		}
 		if total == 0 {
 			for i := range out {
@@ -211,40 +245,58 @@ func (s *Sample) Stats(qs []float64) WeightedStat {
 			return
 		}
 		out[0] = sum / float64(total)
-		// Walk the expanded, sorted resample once, picking the values at
-		// ranks ⌊h⌋ and ⌊h⌋+1 for each quantile.
-		qi, seen := 0, 0
-		var lo, hi []int // ranks wanted per quantile
-		for _, q := range qs {
-			h := q * float64(total-1)
-			l := int(math.Floor(h))
-			lo = append(lo, l)
-			hi = append(hi, min(l+1, total-1))
-		}
-		loV, hiV := make([]float64, len(qs)), make([]float64, len(qs))
-		for i, v := range s.values {
-			c := w[s.unit[i]]
-			if c == 0 {
-				continue
-			}
-			end := seen + c // this value holds ranks [seen, end)
-			for j := qi; j < len(qs); j++ {
-				if lo[j] >= seen && lo[j] < end {
-					loV[j] = v
-				}
-				if hi[j] >= seen && hi[j] < end {
-					hiV[j] = v
-				}
-			}
-			for qi < len(qs) && hi[qi] < end {
-				qi++
-			}
-			seen = end
-		}
 		for j, q := range qs {
 			h := q * float64(total-1)
-			f := h - math.Floor(h)
-			out[1+j] = loV[j] + f*(hiV[j]-loV[j])
+			r := int(math.Floor(h))
+			lo := s.valueAt(w, r, total)
+			hi := lo
+			if f := h - float64(r); f > 0 && r+1 < total {
+				hi = s.valueAt(w, r+1, total)
+				out[1+j] = lo + f*(hi-lo)
+			} else {
+				out[1+j] = lo
+			}
 		}
 	}
+}
+
+// valueAt is the value at 0-based rank r of the resample weighted by w,
+// total values in all (r < total). High ranks (p99) are walked from the
+// top, where few values lie beyond them.
+func (s *Sample) valueAt(w []int, r, total int) float64 {
+	if len(s.ckPos) == 0 && r >= total/2 {
+		above := total - 1 - r // values ranked above r
+		seen := 0
+		for i := len(s.values) - 1; i >= 0; i-- {
+			seen += w[s.unit[i]]
+			if seen > above {
+				return s.values[i]
+			}
+		}
+		return s.values[0]
+	}
+	start, seen := 0, 0
+	if len(s.ckPos) > 0 {
+		// The last checkpoint whose weighted count before it is ≤ r.
+		c := sort.Search(len(s.ckPos), func(c int) bool { return s.weightBefore(w, c) > r }) - 1
+		if c > 0 {
+			start, seen = s.ckPos[c], s.weightBefore(w, c)
+		}
+	}
+	for i := start; i < len(s.values); i++ {
+		seen += w[s.unit[i]]
+		if seen > r {
+			return s.values[i]
+		}
+	}
+	return s.values[len(s.values)-1]
+}
+
+// weightBefore is the resample's count of values before checkpoint c.
+func (s *Sample) weightBefore(w []int, c int) int {
+	n := 0
+	for u, k := range s.ckCum[c] {
+		n += w[u] * int(k)
+	}
+	return n
 }

@@ -383,7 +383,7 @@ func TestMannWhitney(t *testing.T) {
 func TestMannWhitneyNormalApproximation(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 20 {
+	for trial := range 6 {
 		a, b := make([]float64, 25), make([]float64, 25)
 		for i := range a {
 			a[i] = math.Round(rng.NormFloat64()*4) / 2 // ties on purpose
@@ -448,7 +448,7 @@ func TestBootstrapDiff(t *testing.T) {
 		return NewSampleOf(v)
 	}
 	qs := []float64{0.5, 0.99}
-	a, same, shifted := draw(1000, 100), draw(1000, 100), draw(1000, 130)
+	a, same, shifted := draw(500, 100), draw(500, 100), draw(500, 130)
 	run := func(b *Sample, o BootstrapOptions) []Diff {
 		d, ok := BootstrapDiff(a.Units(), b.Units(), 3, a.Stats(qs), b.Stats(qs), o)
 		if !ok {
@@ -470,11 +470,13 @@ func TestBootstrapDiff(t *testing.T) {
 			t.Errorf("stat %d: a 30%% shift gave p = %.4f, interval [%.2f, %.2f], relative [%.3f, %.3f]", i, d.P, d.Low, d.High, d.RelLow, d.RelHigh)
 		}
 	}
-	// Seeded: the same inputs give the same answer, another seed another.
-	if again := run(same, BootstrapOptions{}); again[2] != d1[2] {
-		t.Errorf("same seed, different result: %+v vs %+v", again[2], d1[2])
+	// Seeded: the same inputs give the same answer, another seed another
+	// (fewer resamples: this is about the seed, not the interval).
+	few := run(same, BootstrapOptions{Resamples: 200})
+	if again := run(same, BootstrapOptions{Resamples: 200}); again[2] != few[2] {
+		t.Errorf("same seed, different result: %+v vs %+v", again[2], few[2])
 	}
-	if other := run(same, BootstrapOptions{Seed: 99}); other[2] == d1[2] {
+	if other := run(same, BootstrapOptions{Resamples: 200, Seed: 99}); other[2] == few[2] {
 		t.Error("another seed gave an identical bootstrap")
 	}
 	if _, ok := BootstrapDiff(0, 3, 1, a.Stats(nil), a.Stats(nil), BootstrapOptions{}); ok {
@@ -488,15 +490,30 @@ func TestSampleStats(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	qs := []float64{0, 0.1, 0.5, 0.5, 0.9, 0.99, 1}
-	for trial := range 200 {
+	checkpointed := 0
+	defer func() {
+		if checkpointed < 100 {
+			t.Errorf("only %d trials used checkpoints", checkpointed)
+		}
+	}()
+	for trial := range 400 {
 		nu := 1 + rng.IntN(12)
+		// Half the trials hold few values a unit (walked), half many (the
+		// checkpoint search: at least 8 values a unit on average).
+		perUnit := 4
+		if trial%2 == 1 {
+			perUnit = 40
+		}
 		groups := make([][]float64, nu)
 		for u := range groups {
-			for range rng.IntN(4) { // some units have no values (a one-token request's ITLs)
-				groups[u] = append(groups[u], float64(rng.IntN(20))) // ties on purpose
+			for range rng.IntN(perUnit) { // some units have no values (a one-token request's ITLs)
+				groups[u] = append(groups[u], float64(rng.IntN(50))) // ties on purpose
 			}
 		}
 		s := NewSample(groups)
+		if len(s.ckPos) > 0 {
+			checkpointed++
+		}
 		w := make([]int, nu)
 		for u := range w {
 			w[u] = rng.IntN(3)
