@@ -99,37 +99,74 @@ func NewComparison(files []*CompareFile, o CompareOptions) *Comparison {
 		return c
 	}
 	rows := PresentRows(files)
+	// Per metric, the percentiles shown (median as 0.5); the mean comes
+	// first in every Sample.Stats output.
+	type metricStats struct {
+		m    string
+		keys []string
+		qs   []float64
+	}
+	var wanted []metricStats
+	for _, m := range latencyMetrics {
+		ms := metricStats{m: m}
+		for _, row := range rows {
+			if mm, q, ok := rowStat(row.Key); ok && mm == m && !math.IsNaN(q) {
+				ms.keys = append(ms.keys, row.Key)
+				ms.qs = append(ms.qs, q)
+			}
+		}
+		wanted = append(wanted, ms)
+	}
 	base := files[0].samples()
 	for i := 1; i < len(files); i++ {
 		f := files[i]
 		other := f.samples()
-		for _, m := range latencyMetrics {
-			if base == nil || other == nil {
-				break
+		if base != nil && other != nil {
+			// One resample of the requests serves every metric: the units
+			// are requests throughout (a one-token request has no TPOT, so
+			// its TPOT group is empty), so draws are shared.
+			var use []metricStats
+			var statsA, statsB []stats.WeightedStat
+			k := 0
+			for _, ms := range wanted {
+				a, b := base.of(ms.m), other.of(ms.m)
+				if a.Len() == 0 || b.Len() == 0 {
+					continue
+				}
+				use = append(use, ms)
+				statsA = append(statsA, a.Stats(ms.qs))
+				statsB = append(statsB, b.Stats(ms.qs))
+				k += 1 + len(ms.qs)
 			}
-			var keys []string
-			var qs []float64
-			for _, row := range rows {
-				if mm, q, ok := rowStat(row.Key); ok && mm == m && !math.IsNaN(q) {
-					keys = append(keys, row.Key)
-					qs = append(qs, q)
+			joined := func(parts []stats.WeightedStat) stats.WeightedStat {
+				return func(w []int, out []float64) {
+					off := 0
+					for j, ms := range use {
+						n := 1 + len(ms.qs)
+						parts[j](w, out[off:off+n])
+						off += n
+					}
 				}
 			}
-			a, b := base.of(m), other.of(m)
-			if a == nil || b == nil || a.Len() == 0 || b.Len() == 0 {
-				continue
-			}
-			// Mean first, then every percentile in one pass per resample.
-			diffs, ok := stats.BootstrapDiff(a.Units(), b.Units(), 1+len(qs), a.Stats(qs), b.Stats(qs), o.Bootstrap)
-			if !ok {
-				continue
-			}
-			put := func(key string, d stats.Diff) {
-				c.sig[sigKey(i, key)] = Significance{Method: MethodBootstrap, P: d.P, Significant: d.P < o.Alpha, RelLow: d.RelLow, RelHigh: d.RelHigh}
-			}
-			put("mean_"+m+"_ms", diffs[0])
-			for j, k := range keys {
-				put(k, diffs[1+j])
+			if k > 0 {
+				diffs, ok := stats.BootstrapDiff(base.units, other.units, k, joined(statsA), joined(statsB), o.Bootstrap)
+				off := 0
+				for _, ms := range use {
+					if !ok {
+						break
+					}
+					put := func(key string, d stats.Diff) {
+						if math.IsNaN(d.P) {
+							return
+						}
+						c.sig[sigKey(i, key)] = Significance{Method: MethodBootstrap, P: d.P, Significant: d.P < o.Alpha, RelLow: d.RelLow, RelHigh: d.RelHigh}
+					}
+					put("mean_"+ms.m+"_ms", diffs[off])
+					for j, key := range ms.keys {
+						put(key, diffs[off+1+j])
+					}
+					off += 1 + len(ms.qs)
+				}
 			}
 		}
 		ra, rb := files[0].runs(), f.runs()
@@ -247,6 +284,9 @@ func rowStat(key string) (metric string, q float64, ok bool) {
 // fileSamples is one file's per-request data, in milliseconds, grouped by
 // request so that a resample keeps a request's gaps together.
 type fileSamples struct {
+	// units is the number of successful requests: every Sample below has
+	// one unit per request, in the same order.
+	units                 int
 	ttft, tpot, itl, e2el *stats.Sample
 }
 
@@ -270,17 +310,15 @@ type request struct {
 }
 
 func buildSamples(reqs []request) *fileSamples {
-	var ttft, tpot, e2el []float64
-	itl := make([][]float64, len(reqs))
+	ttft, e2el := make([]float64, len(reqs)), make([]float64, len(reqs))
+	tpot, itl := make([][]float64, len(reqs)), make([][]float64, len(reqs))
 	for i, r := range reqs {
-		ttft = append(ttft, r.ttft)
-		e2el = append(e2el, r.e2el)
+		ttft[i], e2el[i], itl[i] = r.ttft, r.e2el, r.itl
 		if !math.IsNaN(r.tpot) {
-			tpot = append(tpot, r.tpot)
+			tpot[i] = []float64{r.tpot}
 		}
-		itl[i] = r.itl
 	}
-	return &fileSamples{ttft: stats.NewSampleOf(ttft), tpot: stats.NewSampleOf(tpot), itl: stats.NewSample(itl), e2el: stats.NewSampleOf(e2el)}
+	return &fileSamples{units: len(reqs), ttft: stats.NewSampleOf(ttft), tpot: stats.NewSample(tpot), itl: stats.NewSample(itl), e2el: stats.NewSampleOf(e2el)}
 }
 
 // samples returns the file's per-request data, read once: from the
