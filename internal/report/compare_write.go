@@ -114,14 +114,14 @@ type compareJSONFile struct {
 type compareJSONRow struct {
 	Key   string `json:"key"`
 	Label string `json:"label"`
-	// Significance has one entry per file (null for the first and for
-	// changes not judged); absent when nothing was judged.
-	Significance []*compareJSONSig `json:"significance,omitempty"`
 	// Values has one entry per file, null when the file lacks the key.
 	Values []*float64 `json:"values"`
 	// DeltaPct is the change against the first file in percent, null for
 	// the first file and when it cannot be computed.
 	DeltaPct []*float64 `json:"delta_pct"`
+	// Significance has one entry per file (null for the first and for
+	// changes not judged); absent when nothing was judged.
+	Significance []*compareJSONSig `json:"significance,omitempty"`
 }
 
 // compareJSONSig is one judged change.
