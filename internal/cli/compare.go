@@ -3,11 +3,12 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
-	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/report"
@@ -34,11 +35,27 @@ Both llmbench's result JSON and vllm bench serve's own --save-result files
 are read. A file written with --append-result holds one object per line;
 the last one is compared (the legend says so).
 
+Each change is tested for significance (docs/confidence.md): the latency
+figures (mean, median, percentiles of TTFT, TPOT, ITL, E2EL) of two files
+that carry per-request data (--save-detailed arrays, or the records file
+saved beside the result) by a seeded bootstrap of the requests (2,000
+resamples); figures with one value per run by a Mann-Whitney U test over
+the runs a result holds, never with fewer than 4 runs a side. A Δ cell
+then reads "+30.12% (p=0.001)" for a significant change or "+3.01% ~" for
+one that is not significant at --alpha (0.05). Figures neither test can
+reach keep their plain Δ%.
+
 --fail-if KEY>BOUND (or <, >=, <=), repeatable, makes the command exit 1 when
 a file after the first crosses the bound; BOUND is a change against the
 first file in percent ("p99_ttft_ms>+10%", "request_throughput<-5%") or an
 absolute value ("p99_ttft_ms>250"). KEY is any numeric key of the result
-JSON. Each crossed bound is reported on its own line on stderr.
+JSON. A relative bound crossed by a change that is not significant does not
+fail (it is reported as such); --alpha 1 restores the plain threshold. Each
+crossed bound is reported on its own line on stderr.
+
+Below the table, each file's configuration (model, backend, request rate,
+max concurrency, users, prompts, mean input and output tokens) is shown, with
+a warning when a file differs from the first in more than one knob.
 
 Sweep files (sweep-*.json, told apart by content) are compared as
 candidates for one deployment (docs/instance-choice.md): one row per sweep,
@@ -51,6 +68,7 @@ month (730 h), and recommends the cheapest; a candidate that never met its
 SLA is listed as such and never recommended.`,
 		Example: `  llmbench compare baseline.json candidate.json
   llmbench compare a.json b.json --fail-if 'p99_ttft_ms>+10%' --fail-if 'output_throughput<-5%'
+  llmbench compare a.json b.json --fail-if 'p99_ttft_ms>+10%' --alpha 1   # plain threshold, no test
   llmbench compare sweep-g5-*.json sweep-g6e-*.json --need-users 200`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -67,6 +85,7 @@ SLA is listed as such and never recommended.`,
 	cmd.Flags().StringVar(&o.format, "format", "table", "output: table or json")
 	cmd.Flags().StringArrayVar(&o.bounds, "fail-if", nil, "exit 1 if a later file crosses KEY>BOUND or KEY<BOUND (+10% or 250); repeatable")
 	cmd.Flags().StringVar(&o.htmlPath, "html", "", "also write the comparison as an HTML report with charts")
+	cmd.Flags().Float64Var(&o.alpha, "alpha", report.DefaultAlpha, "significance level: a change is called when its p-value is under it; 1 = no tests, plain thresholds")
 	cmd.Flags().Float64Var(&o.need.Users, "need-users", 0, "sweep files: concurrent users the deployment must serve within the SLA; sizes and prices each candidate")
 	cmd.Flags().Float64Var(&o.need.RPS, "need-rps", 0, "sweep files: requests per second the deployment must serve within the SLA")
 	return cmd
@@ -78,6 +97,8 @@ type compareOptions struct {
 	bounds   []string
 	htmlPath string
 	need     capacity.Need
+	// alpha is --alpha (report.DefaultAlpha; ≥ 1 turns the tests off).
+	alpha float64
 }
 
 // run compares result files (Δ%, --fail-if, --html) or sweep files
@@ -85,6 +106,9 @@ type compareOptions struct {
 func (o *compareOptions) run(env *Env, args []string) error {
 	if o.format != "table" && o.format != "json" {
 		return usageErrorf("--format %q: want table or json", o.format)
+	}
+	if !(o.alpha > 0 && o.alpha <= 1) {
+		return usageErrorf("--alpha %g: want a level in (0, 1], e.g. 0.05 (1 turns the tests off)", o.alpha)
 	}
 	sweeps, err := sweepArgs(args)
 	if err != nil {
@@ -99,22 +123,25 @@ func (o *compareOptions) run(env *Env, args []string) error {
 	if o.need.Users != 0 || o.need.RPS != 0 {
 		return usageErrorf("--need-users and --need-rps compare sweep files (sweep-*.json), not results")
 	}
-	files, crossed, err := loadComparison(args, o.bounds)
+	cmp, crossed, noise, err := loadComparison(args, o.bounds, o.alpha)
 	if err != nil {
 		return err
 	}
 	if o.format == "json" {
-		err = report.WriteCompareJSON(env.Stdout, files, crossed)
+		err = report.WriteComparisonJSON(env.Stdout, cmp, crossed)
 	} else {
-		err = report.WriteCompareTable(env.Stdout, files)
+		err = report.WriteComparisonTable(env.Stdout, cmp)
 	}
 	if err != nil {
 		return err
 	}
 	if o.htmlPath != "" {
-		if err := writeCompareHTML(env, o.htmlPath, args, o.bounds); err != nil {
+		if err := writeCompareHTML(env, o.htmlPath, args, o.bounds, o.alpha); err != nil {
 			return err
 		}
+	}
+	for _, c := range noise {
+		fmt.Fprintln(env.Stderr, "fail-if (ignored):", c.Reason)
 	}
 	for _, c := range crossed {
 		fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
@@ -166,9 +193,9 @@ func compareSweeps(env *Env, paths []string, need capacity.Need, format string) 
 }
 
 // writeCompareHTML writes the compare page of paths, with the --fail-if
-// bounds highlighted, to path.
-func writeCompareHTML(env *Env, path string, paths, bounds []string) error {
-	opt := htmlreport.Options{Title: "llmbench compare"}
+// bounds highlighted and changes judged at alpha, to path.
+func writeCompareHTML(env *Env, path string, paths, bounds []string, alpha float64) error {
+	opt := htmlreport.Options{Title: "llmbench compare", Alpha: alpha}
 	for _, s := range bounds {
 		b, err := report.ParseBound(s)
 		if err != nil {
@@ -180,7 +207,12 @@ func writeCompareHTML(env *Env, path string, paths, bounds []string) error {
 	if err := htmlreport.WriteFiles(&buf, paths, opt); err != nil {
 		return err
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	// Through atomicfile (issue 30): an interrupted write never leaves a
+	// half page where an old report was.
+	if err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	}); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stderr, "Report written to %s\n", path)
@@ -188,13 +220,15 @@ func writeCompareHTML(env *Env, path string, paths, bounds []string) error {
 }
 
 // loadComparison parses the --fail-if bounds, reads and labels the result
-// files and evaluates the bounds; every error is bad input.
-func loadComparison(paths, bounds []string) ([]*report.CompareFile, []report.Crossing, error) {
+// files, judges the changes at alpha and evaluates the bounds: crossed
+// fail the command, noise are crossings too small to be told from noise.
+// Every error is bad input.
+func loadComparison(paths, bounds []string, alpha float64) (c *report.Comparison, crossed, noise []report.Crossing, err error) {
 	parsed := make([]report.Bound, len(bounds))
 	for i, s := range bounds {
 		b, err := report.ParseBound(s)
 		if err != nil {
-			return nil, nil, &UsageError{Err: err}
+			return nil, nil, nil, &UsageError{Err: err}
 		}
 		parsed[i] = b
 	}
@@ -202,14 +236,15 @@ func loadComparison(paths, bounds []string) ([]*report.CompareFile, []report.Cro
 	for i, path := range paths {
 		f, err := report.ReadCompareFile(path)
 		if err != nil {
-			return nil, nil, &UsageError{Err: err}
+			return nil, nil, nil, &UsageError{Err: err}
 		}
 		files[i] = f
 	}
 	report.LabelCompareFiles(files)
-	crossed, err := report.CheckBounds(files, parsed)
+	c = report.NewComparison(files, report.CompareOptions{Alpha: alpha})
+	crossed, noise, err = c.CheckBounds(parsed)
 	if err != nil {
-		return nil, nil, &UsageError{Err: err}
+		return nil, nil, nil, &UsageError{Err: err}
 	}
-	return files, crossed, nil
+	return c, crossed, noise, nil
 }

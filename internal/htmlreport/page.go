@@ -17,6 +17,9 @@ type Options struct {
 	// Bounds are compare's --fail-if bounds: crossed ones are highlighted
 	// on the compare page. Nil = none.
 	Bounds []report.Bound
+	// Alpha is compare's --alpha for the compare page's significance
+	// marks; 0 = report.DefaultAlpha, ≥ 1 = no tests.
+	Alpha float64
 }
 
 // Page is a report: one section per run, comparison or sweep.
@@ -86,7 +89,7 @@ func Build(paths []string, opt Options) (*Page, error) {
 	case len(runs) == 1:
 		p.Sections = append(p.Sections, runSection(runs[0]))
 	case len(runs) > 1:
-		s, err := compareSection(runs, opt.Bounds)
+		s, err := compareSection(runs, opt.Bounds, opt.Alpha)
 		if err != nil {
 			return nil, err
 		}

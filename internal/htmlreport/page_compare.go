@@ -2,21 +2,29 @@ package htmlreport
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/report"
 )
 
-// compareSection is the compare page: legend, Δ% table with crossed
-// bounds highlighted, and the figures of every run overlaid.
-func compareSection(runs []*Run, bounds []report.Bound) (Section, error) {
+// compareSection is the compare page: legend, Δ% table with each
+// change's significance and bootstrap interval, crossed bounds
+// highlighted, the runs' configuration, and the figures of every run
+// overlaid. alpha is compare's --alpha (0 = report.DefaultAlpha).
+func compareSection(runs []*Run, bounds []report.Bound, alpha float64) (Section, error) {
 	files := make([]*report.CompareFile, len(runs))
 	for i, r := range runs {
 		files[i] = r.Result
+		// A records file's run holds its requests in memory only.
+		if len(r.Requests) > 0 && r.RequestsFrom == "records file" {
+			useRequests(r)
+		}
 	}
 	report.LabelCompareFiles(files)
-	crossed, err := report.CheckBounds(files, bounds)
+	c := report.NewComparison(files, report.CompareOptions{Alpha: alpha})
+	crossed, noise, err := c.CheckBounds(bounds)
 	if err != nil {
 		return Section{}, err
 	}
@@ -26,27 +34,63 @@ func compareSection(runs []*Run, bounds []report.Bound) (Section, error) {
 	}
 	s := Section{Kind: "compare", Title: fmt.Sprintf("Comparison of %d runs (Δ%% against %s)", len(runs), files[0].Label),
 		Files: report.CompareLegend(files)}
-	for _, c := range crossed {
-		s.Crossed = append(s.Crossed, c.Reason)
+	for _, cr := range crossed {
+		s.Crossed = append(s.Crossed, cr.Reason)
+	}
+	for _, cr := range noise {
+		s.Notes = append(s.Notes, "--fail-if "+cr.Reason+".")
 	}
 	for i, r := range runs {
 		if len(r.Requests) == 0 {
 			s.Notes = append(s.Notes, labels[i]+": no per-request data; it appears in the percentile charts only.")
 		}
 	}
-	s.Tables = append(s.Tables, compareTable(files, crossed))
+	if n := c.Notes(); n != nil {
+		s.Notes = append(s.Notes, n...)
+		s.Notes = append(s.Notes, "[low, high]: the bootstrap's 95 % interval of the relative change.")
+	}
+	s.Tables = append(s.Tables, compareTable(c, crossed))
+	if header, rows, warnings := report.ConfigTable(files); rows != nil {
+		t := Table{Title: "Configuration", Header: header}
+		for _, row := range rows {
+			line := []Cell{{Text: row[0]}}
+			for _, v := range row[1:] {
+				line = append(line, Cell{Text: v, Class: "num"})
+			}
+			t.Rows = append(t.Rows, line)
+		}
+		s.Tables = append(s.Tables, t)
+		s.Notes = append(s.Notes, warnings...)
+	}
 	s.Charts = append(s.Charts, CDFOverlayCharts(runs, labels)...)
 	s.Charts = append(s.Charts, ProfileCharts(runs, labels)...)
 	s.Charts = append(s.Charts, OverTimeCharts(runs, labels)...)
 	return s, nil
 }
 
+// useRequests hands a run's successful requests to its result for the
+// significance tests.
+func useRequests(r *Run) {
+	var ttfts, lats []float64
+	var itls [][]float64
+	var outs []int
+	for _, q := range r.Requests {
+		if !q.OK {
+			continue
+		}
+		ttfts, lats, itls, outs = append(ttfts, q.TTFT), append(lats, q.E2EL), append(itls, q.ITL), append(outs, q.OutputLen)
+	}
+	r.Result.UseRequests(ttfts, lats, itls, outs, r.RequestsFrom)
+}
+
 // compareTable is the Δ% table; a crossed bound marks the file's value and
-// its Δ% cells.
-func compareTable(files []*report.CompareFile, crossed []report.Crossing) Table {
+// its Δ% cells. A judged change carries its mark ("(p=0.003)" or "~") and,
+// from the bootstrap, the interval of the relative change.
+func compareTable(c *report.Comparison, crossed []report.Crossing) Table {
+	files := c.Files
 	hit := map[string]bool{}
-	for _, c := range crossed {
-		hit[strconv.Itoa(c.File)+" "+c.Key] = true
+	for _, cr := range crossed {
+		hit[strconv.Itoa(cr.File)+" "+cr.Key] = true
 	}
 	t := Table{Title: "Headline figures", Header: []string{"Metric"}}
 	for i, f := range files {
@@ -68,7 +112,10 @@ func compareTable(files []*report.CompareFile, crossed []report.Crossing) Table 
 			}
 			line = append(line, Cell{Text: f.Text(row.Key), Class: cls})
 			if i > 0 {
-				d, _, _ := report.Delta(files, i, row.Key)
+				d := c.DeltaText(i, row.Key)
+				if sg, ok := c.Significance(i, row.Key); ok && d != "-" && !math.IsNaN(sg.RelLow) {
+					d += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", sg.RelLow*100, sg.RelHigh*100)
+				}
 				line = append(line, Cell{Text: d, Class: cls})
 			}
 		}

@@ -31,6 +31,12 @@ type CompareFile struct {
 	Note string
 	// Values is the result object, numbers as json.Number.
 	Values map[string]any
+	// SamplesFrom says where the per-request data the significance tests
+	// used came from ("" = none; set once they were read).
+	SamplesFrom string
+
+	samplesRead  bool
+	samplesCache *fileSamples
 }
 
 // Number returns key's value as a float64 when it is a JSON number.

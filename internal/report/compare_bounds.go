@@ -75,37 +75,62 @@ type Crossing struct {
 }
 
 // CheckBounds evaluates every bound on every file after the first and
-// returns the crossings, bound by bound. A key that a file lacks is an
-// error (a misspelt key must not pass silently).
+// returns the crossings, bound by bound, on plain thresholds (no
+// significance tests). A key that a file lacks is an error (a misspelt
+// key must not pass silently).
 func CheckBounds(files []*CompareFile, bounds []Bound) ([]Crossing, error) {
-	var out []Crossing
+	crossed, _, err := (&Comparison{Files: files}).CheckBounds(bounds)
+	return crossed, err
+}
+
+// CheckBounds evaluates every bound on every file after the first. A
+// relative bound ("+10%") crossed by a change the comparison judged not
+// significant is not a crossing: it is returned in noise, its reason
+// saying so, and must not fail the command. An unjudged change (no
+// per-request data, no runs, --alpha 1) and an absolute bound (one
+// file's own figure, no second sample to test against) are judged on
+// the plain threshold. A key that a file lacks is an error.
+func (c *Comparison) CheckBounds(bounds []Bound) (crossed, noise []Crossing, err error) {
+	files := c.Files
 	base := files[0]
 	for _, b := range bounds {
 		bv, baseOK := base.Number(b.Key)
 		if b.Relative && !baseOK {
-			return nil, fmt.Errorf("--fail-if %q: %s has no numeric %s to compare against", b.Text, base.Name, b.Key)
+			return nil, nil, fmt.Errorf("--fail-if %q: %s has no numeric %s to compare against", b.Text, base.Name, b.Key)
 		}
 		for i, f := range files[1:] {
 			v, ok := f.Number(b.Key)
 			if !ok {
-				return nil, fmt.Errorf("--fail-if %q: %s has no numeric %s", b.Text, f.Name, b.Key)
+				return nil, nil, fmt.Errorf("--fail-if %q: %s has no numeric %s", b.Text, f.Name, b.Key)
 			}
-			c := Crossing{File: i + 1, Key: b.Key}
+			cr := Crossing{File: i + 1, Key: b.Key}
 			if b.Relative {
 				d := DeltaPct(bv, v)
 				if math.IsNaN(d) || !b.Crossed(d) {
 					continue
 				}
-				c.Reason = fmt.Sprintf("%s: %s %s is %s vs %s %s (bound %s)",
+				cr.Reason = fmt.Sprintf("%s: %s %s is %s vs %s %s (bound %s)",
 					f.Name, b.Key, f.Text(b.Key), FormatDelta(d), base.Name, base.Text(b.Key), b.Text)
+				if s, judged := c.Significance(i+1, b.Key); judged {
+					if !s.Significant {
+						why := fmt.Sprintf("p=%.3f, alpha %g", s.P, c.Alpha)
+						if s.Refused != "" {
+							why = s.Refused
+						}
+						cr.Reason += fmt.Sprintf(": not significant (%s), not failing", why)
+						noise = append(noise, cr)
+						continue
+					}
+					cr.Reason += fmt.Sprintf(", significant (p=%.3f)", s.P)
+				}
 			} else {
 				if !b.Crossed(v) {
 					continue
 				}
-				c.Reason = fmt.Sprintf("%s: %s %s crosses the bound %s", f.Name, b.Key, f.Text(b.Key), b.Text)
+				cr.Reason = fmt.Sprintf("%s: %s %s crosses the bound %s", f.Name, b.Key, f.Text(b.Key), b.Text)
 			}
-			out = append(out, c)
+			crossed = append(crossed, cr)
 		}
 	}
-	return out, nil
+	return crossed, noise, nil
 }

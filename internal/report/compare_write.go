@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 )
 
@@ -45,10 +46,20 @@ func columnLabel(f *CompareFile) string {
 	return f.Label
 }
 
-// CompareTableLines returns the side-by-side table: the legend, then one
-// column per file (headed by its short label) and, after each file but the
-// first, its Δ% against the first.
+// CompareTableLines returns the side-by-side table of files with plain
+// Δ% cells (no significance tests): ComparisonTableLines of an unjudged
+// comparison.
 func CompareTableLines(files []*CompareFile) []string {
+	return ComparisonTableLines(&Comparison{Files: files})
+}
+
+// ComparisonTableLines returns the legend, then one column per file
+// (headed by its short label) and, after each file but the first, its Δ%
+// against the first with its significance mark when judged; then the
+// notes on how changes were judged and the configuration table with its
+// warnings.
+func ComparisonTableLines(c *Comparison) []string {
+	files := c.Files
 	header := []string{"Metric"}
 	for i, f := range files {
 		header = append(header, columnLabel(f))
@@ -62,30 +73,16 @@ func CompareTableLines(files []*CompareFile) []string {
 		for i, f := range files {
 			line = append(line, f.Text(row.Key))
 			if i > 0 {
-				d, _, _ := Delta(files, i, row.Key)
-				line = append(line, d)
+				line = append(line, c.DeltaText(i, row.Key))
 			}
 		}
 		table = append(table, line)
 	}
-	widths := make([]int, len(header))
-	for _, line := range table {
-		for i, c := range line {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	out := CompareLegend(files)
-	for _, line := range table {
-		var b strings.Builder
-		for i, c := range line {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		out = append(out, b.String())
+	out := append(CompareLegend(files), alignColumns(table)...)
+	out = append(out, c.Notes()...)
+	if cfg := ConfigLines(files); cfg != nil {
+		out = append(out, "")
+		out = append(out, cfg...)
 	}
 	return out
 }
@@ -93,6 +90,11 @@ func CompareTableLines(files []*CompareFile) []string {
 // WriteCompareTable writes CompareTableLines.
 func WriteCompareTable(w io.Writer, files []*CompareFile) error {
 	return writeLines(w, CompareTableLines(files))
+}
+
+// WriteComparisonTable writes ComparisonTableLines.
+func WriteComparisonTable(w io.Writer, c *Comparison) error {
+	return writeLines(w, ComparisonTableLines(c))
 }
 
 // compareJSON is WriteCompareJSON's output.
@@ -117,12 +119,42 @@ type compareJSONRow struct {
 	// DeltaPct is the change against the first file in percent, null for
 	// the first file and when it cannot be computed.
 	DeltaPct []*float64 `json:"delta_pct"`
+	// Significance has one entry per file (null for the first and for
+	// changes not judged); absent when nothing was judged.
+	Significance []*compareJSONSig `json:"significance,omitempty"`
+}
+
+// compareJSONSig is one judged change.
+type compareJSONSig struct {
+	Method      string   `json:"method"`
+	P           *float64 `json:"p"`
+	Significant bool     `json:"significant"`
+	Refused     string   `json:"refused,omitempty"`
+	// RelLow and RelHigh bound the bootstrap interval of the relative
+	// change in percent; absent for Mann-Whitney.
+	RelLow  *float64 `json:"delta_pct_low,omitempty"`
+	RelHigh *float64 `json:"delta_pct_high,omitempty"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // WriteCompareJSON writes the comparison as JSON: the files (path, label,
 // note, interrupted), one row per present figure with each file's value
 // and Δ%, and the reasons of the crossed bounds.
 func WriteCompareJSON(w io.Writer, files []*CompareFile, crossed []Crossing) error {
+	return WriteComparisonJSON(w, &Comparison{Files: files}, crossed)
+}
+
+// WriteComparisonJSON is WriteCompareJSON with each row's significance
+// (method, p, significant, the bootstrap interval of the relative change)
+// where the comparison judged it.
+func WriteComparisonJSON(w io.Writer, c *Comparison, crossed []Crossing) error {
+	files := c.Files
 	out := compareJSON{Crossed: []string{}}
 	for _, c := range crossed {
 		out.Crossed = append(out.Crossed, c.Reason)
@@ -142,6 +174,15 @@ func WriteCompareJSON(w io.Writer, files []*CompareFile, crossed []Crossing) err
 			}
 			r.Values = append(r.Values, vp)
 			r.DeltaPct = append(r.DeltaPct, dp)
+			var sp *compareJSONSig
+			if sg, ok := c.Significance(i, row.Key); ok {
+				sp = &compareJSONSig{Method: sg.Method, P: finite(sg.P), Significant: sg.Significant, Refused: sg.Refused,
+					RelLow: finite(sg.RelLow * 100), RelHigh: finite(sg.RelHigh * 100)}
+			}
+			r.Significance = append(r.Significance, sp)
+		}
+		if !c.Judged() {
+			r.Significance = nil
 		}
 		out.Rows = append(out.Rows, r)
 	}
