@@ -1,0 +1,155 @@
+package servermetrics
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+)
+
+// conformance is the shared folder of the families real servers expose.
+const conformance = "../../../shared/conformance/server-metrics"
+
+// readFamilies reads a "name type" list, skipping comments.
+func readFamilies(t *testing.T, file string) [][2]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(conformance, file))
+	if err != nil {
+		t.Skipf("conformance data not available: %v", err)
+	}
+	defer f.Close()
+	var out [][2]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, typ, ok := strings.Cut(line, " ")
+		if !ok {
+			t.Fatalf("%s: bad line %q", file, line)
+		}
+		out = append(out, [2]string{name, typ})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// exposition synthesises a scrape with one series of every family, in
+// the Prometheus text format or in OpenMetrics 1.0 (where a counter's
+// TYPE line drops the _total its samples carry).
+func exposition(fams [][2]string, openMetrics bool) string {
+	var b strings.Builder
+	for _, f := range fams {
+		name, typ := f[0], f[1]
+		declared := name
+		if openMetrics && typ == TypeCounter {
+			declared = strings.TrimSuffix(name, "_total")
+			if declared == name { // TGI-style counter without _total
+				name += "_total"
+			}
+		}
+		fmt.Fprintf(&b, "# HELP %s Something.\n# TYPE %s %s\n", declared, declared, typ)
+		switch typ {
+		case TypeHistogram:
+			for _, le := range []string{"0.1", "1", "+Inf"} {
+				fmt.Fprintf(&b, "%s_bucket{model_name=\"m\",le=\"%s\"} 3\n", name, le)
+			}
+			fmt.Fprintf(&b, "%s_count{model_name=\"m\"} 3\n%s_sum{model_name=\"m\"} 0.5\n", name, name)
+		default:
+			fmt.Fprintf(&b, "%s{model_name=\"m\"} 7\n", name)
+			if openMetrics && typ == TypeCounter {
+				fmt.Fprintf(&b, "%s_created{model_name=\"m\"} 1.7e9\n", strings.TrimSuffix(name, "_total"))
+			}
+		}
+	}
+	if openMetrics {
+		b.WriteString("# EOF\n")
+	}
+	return b.String()
+}
+
+// TestConformanceFamilies parses a synthesised exposition of every family
+// vLLM v0.26.0, SGLang v0.5.17 and TGI v3.3.7 expose (text format and
+// OpenMetrics) and checks each is kept, with its type.
+func TestConformanceFamilies(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"vllm-v0.26.0.families.txt", "sglang-v0.5.17.families.txt", "tgi-v3.3.7.families.txt"} {
+		fams := readFamilies(t, file)
+		for _, om := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/openmetrics=%v", file, om), func(t *testing.T) {
+				format := expfmt.NewFormat(expfmt.TypeTextPlain)
+				if om {
+					format = expfmt.NewFormat(expfmt.TypeOpenMetrics)
+				}
+				got, err := parse(strings.NewReader(exposition(fams, om)), format, func(n string) bool { _, ok := Known[n]; return ok })
+				if err != nil {
+					t.Fatal(err)
+				}
+				types := map[string]string{}
+				for _, s := range got.series {
+					types[s.family] = s.typ
+				}
+				for _, f := range fams {
+					name := f[0] // OpenMetrics' TGI counters (tgi_request_count_total) come back under their text-format names
+					if want, ok := Known[f[0]]; !ok || want != f[1] {
+						t.Errorf("%s: Known says %q, the server declares %q", f[0], want, f[1])
+					}
+					if types[name] != f[1] {
+						t.Errorf("%s: parsed as %q, want %q", name, types[name], f[1])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRenamedFamilies: vLLM's old and new names land on one family and
+// one summary key.
+func TestRenamedFamilies(t *testing.T) {
+	t.Parallel()
+	pairs := [][2]string{
+		{"vllm:gpu_cache_usage_perc", "vllm:kv_cache_usage_perc"},
+		{"vllm:time_per_output_token_seconds", "vllm:inter_token_latency_seconds"},
+		{"vllm:gpu_prefix_cache_hits_total", "vllm:prefix_cache_hits_total"},
+		{"vllm:gpu_prefix_cache_queries_total", "vllm:prefix_cache_queries_total"},
+	}
+	for _, p := range pairs {
+		if Canonical(p[0]) != p[1] || Canonical(p[1]) != p[1] {
+			t.Errorf("Canonical(%s) = %s, Canonical(%s) = %s; want both %s", p[0], Canonical(p[0]), p[1], Canonical(p[1]), p[1])
+		}
+		if Known[p[0]] != Known[p[1]] {
+			t.Errorf("%s is %s but %s is %s", p[0], Known[p[0]], p[1], Known[p[1]])
+		}
+	}
+	for _, old := range []bool{false, true} {
+		kv, hits, queries, itl := "vllm:kv_cache_usage_perc", "vllm:prefix_cache_hits_total", "vllm:prefix_cache_queries_total", "vllm:inter_token_latency_seconds"
+		if old {
+			kv, hits, queries, itl = "vllm:gpu_cache_usage_perc", "vllm:gpu_prefix_cache_hits_total", "vllm:gpu_prefix_cache_queries_total", "vllm:time_per_output_token_seconds"
+		}
+		scrape := func(u, h, q float64) string {
+			return fmt.Sprintf("# TYPE %s gauge\n%s %v\n# TYPE %s counter\n%s %v\n# TYPE %s counter\n%s %v\n# TYPE %s histogram\n%s_bucket{le=\"0.05\"} %v\n%s_bucket{le=\"+Inf\"} %v\n%s_count %v\n%s_sum %v\n",
+				kv, kv, u, hits, hits, h, queries, queries, q, itl, itl, q, itl, q, itl, q, itl, q/100)
+		}
+		res := feed(t, []string{"u"}, map[string][]timed{"u": {{sec(0), scrape(0.1, 0, 0)}, {sec(1), scrape(0.7, 30, 120)}}}, sec(0), sec(1))
+		if v := res.Summary.KVCacheUsageMax; v == nil || *v != 0.7 {
+			t.Errorf("old=%v: kv_cache_usage_max = %v, want 0.7", old, v)
+		}
+		if v := res.Summary.PrefixCacheHitRate; v == nil || *v != 0.25 {
+			t.Errorf("old=%v: prefix_cache_hit_rate = %v, want 0.25", old, v)
+		}
+		f, ok := res.Families["vllm:inter_token_latency_seconds"]
+		if !ok || f.Series[0].Count == nil || *f.Series[0].Count != 120 {
+			t.Errorf("old=%v: ITL family %+v", old, f)
+		}
+		if old && f.ExposedAs != itl || !old && f.ExposedAs != "" {
+			t.Errorf("old=%v: exposed_as %q", old, f.ExposedAs)
+		}
+	}
+}
