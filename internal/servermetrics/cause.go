@@ -59,10 +59,11 @@ func (s StepSummary) load() string {
 //  2. KV usage ≥ KVFullUsage or preemptions > 0: kv_cache (checked first:
 //     a full KV cache also stops the batch growing, below its cap);
 //  3. the running batch's maximum is the largest of the sweep (within one
-//     request), it holds there (mean ≥ 80 % of the maximum), no later step
-//     runs more than one request beyond it, and requests wait (waiting
-//     mean above the previous step's, or any waiting at the first step):
-//     batch_limit;
+//     request), no later step runs more than one request beyond it, and
+//     requests wait (waiting mean above the previous step's, or any
+//     waiting at the first step): batch_limit. The running mean is not
+//     used: a short step's mean is dragged down by the scrapes before its
+//     first and after its last request;
 //  4. otherwise: compute.
 func Cause(steps []StepSummary) (cause, detail string) {
 	if len(steps) == 0 {
@@ -103,7 +104,7 @@ func Cause(steps []StepSummary) (cause, detail string) {
 		if k > 0 && steps[k-1].Server != nil {
 			waits = waits && val(sv.WaitingMean) > val(steps[k-1].Server.WaitingMean)
 		}
-		if run > 0 && run >= top-1 && val(sv.RunningMean) >= 0.8*run && later && waits {
+		if run > 0 && run >= top-1 && later && waits {
 			from := knee
 			for _, s := range steps[:k+1] {
 				if s.Server != nil && val(s.Server.RunningMax) >= run-1 && val(s.Server.WaitingMax) > 0 {

@@ -58,9 +58,9 @@ const acceptHeader = "text/plain;version=0.0.4;q=0.9,application/openmetrics-tex
 
 // Collector reads servers' Prometheus metrics during a benchmark. Create
 // it with Start, call Mark when the timed run begins and Stop when it
-// ends. Scrapes run on goroutines of their own, each bounded by Timeout,
-// and nothing the benchmark does waits for them except Stop's one final
-// scrape (bounded by Timeout).
+// ends. Scrapes run on goroutines of their own, each bounded by Timeout;
+// nothing the benchmark does waits for them except Mark's scrape before
+// the timed run and Stop's after it (each at most Timeout).
 type Collector struct {
 	cfg    Config
 	keep   map[string]bool
@@ -75,6 +75,7 @@ type Collector struct {
 	end      time.Time
 	warnings []string
 	stopped  bool
+	ending   bool // Stop has stamped the end: no periodic round starts
 	stopOnce sync.Once
 	result   Result
 }
@@ -147,6 +148,9 @@ func Start(ctx context.Context, cfg Config) *Collector {
 		}
 		c.eps = append(c.eps, ep)
 	}
+	// The first scrape is stamped and sent before Start returns, so it
+	// comes before Mark's.
+	c.round(cfg.now(), nil, false)
 	go c.loop(ctx)
 	return c
 }
@@ -185,7 +189,6 @@ func (c *Collector) loop(ctx context.Context) {
 	defer close(c.done)
 	tick := time.NewTicker(c.cfg.Interval)
 	defer tick.Stop()
-	c.round(c.cfg.now(), nil, false)
 	for {
 		select {
 		case <-tick.C:
@@ -208,7 +211,7 @@ func (c *Collector) loop(ctx context.Context) {
 func (c *Collector) round(t time.Time, ack chan struct{}, force bool) {
 	var wg sync.WaitGroup
 	c.mu.Lock()
-	if c.stopped {
+	if c.stopped || c.ending && !force {
 		c.mu.Unlock()
 		if ack != nil {
 			close(ack)
@@ -394,15 +397,20 @@ func firstLine(s string) string {
 	return s
 }
 
-// Mark starts the timed window: it records now and starts a scrape
-// stamped now, without waiting for it. Call it after warm-ups, just
-// before the first timed request. Without Mark the window starts at Start.
+// Mark starts the timed window: one scrape, stamped now and waited for
+// (at most Timeout, so a hanging server delays the run's start by that
+// much at worst and its figures not at all). Call it after warm-ups, just
+// before the first timed request: what the scrape reads is then the
+// server's state at the window's start, however long the answer took.
+// Without Mark the window starts at the first scrape.
 func (c *Collector) Mark() {
+	t := c.cfg.now()
+	ack := make(chan struct{})
+	c.round(t, ack, true)
+	<-ack
 	c.mu.Lock()
-	c.mark = c.cfg.now()
-	t := c.mark
+	c.mark = t
 	c.mu.Unlock()
-	c.round(t, nil, true)
 }
 
 // Stop ends the window: one last scrape stamped now (waited for, at most
@@ -412,6 +420,7 @@ func (c *Collector) Stop() Result {
 	c.stopOnce.Do(func() {
 		c.mu.Lock()
 		c.end = c.cfg.now()
+		c.ending = true
 		end := c.end
 		c.mu.Unlock()
 		ack := make(chan struct{})
