@@ -103,16 +103,29 @@ func val(p *float64) float64 {
 // sweep runs closed-loop steps of users against url, each user sending
 // one request of maxTokens, and reads the server's metrics per step.
 func sweep(t *testing.T, url string, users []int, maxTokens int) []servermetrics.StepSummary {
+	return sweepWith(t, url, users, maxTokens, func(step, user int) string { return fmt.Sprintf("step %d user %d", step, user) }, false)
+}
+
+// sweepWith is sweep with prompts of its own, optionally POSTing
+// /reset_prefix_cache before each step (what --reset-prefix-cache does).
+func sweepWith(t *testing.T, url string, users []int, maxTokens int, prompt func(step, user int) string, reset bool) []servermetrics.StepSummary {
 	t.Helper()
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	var steps []servermetrics.StepSummary
 	for i, n := range users {
+		if reset {
+			resp, err := hc.Post(url+"/reset_prefix_cache", "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}
 		c := servermetrics.Start(t.Context(), servermetrics.Config{URLs: []string{url + "/metrics"}, Interval: 250 * time.Millisecond})
 		c.Mark()
 		var wg sync.WaitGroup
 		for u := range n {
 			wg.Go(func() {
-				body := fmt.Sprintf(`{"prompt":"step %d user %d","max_tokens":%d,"ignore_eos":true,"stream":true}`, i, u, maxTokens)
+				body := fmt.Sprintf(`{"prompt":%q,"max_tokens":%d,"ignore_eos":true,"stream":true}`, prompt(i, u), maxTokens)
 				resp, err := hc.Post(url+"/v1/completions", "application/json", strings.NewReader(body))
 				if err != nil {
 					t.Error(err)
@@ -184,6 +197,30 @@ func TestCauseFromSimulator(t *testing.T) {
 			logSteps(t, steps)
 		}
 	})
+}
+
+// TestPrefixCacheContamination: the same prompts at every step of a
+// sweep (no shared prefixes between users) give a rising hit rate and a
+// warning, unless the prefix cache is reset before each step.
+func TestPrefixCacheContamination(t *testing.T) {
+	t.Parallel()
+	prompt := func(_, user int) string { return strings.Repeat(fmt.Sprintf("user%d word ", user), 40) }
+	for _, reset := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reset=%v", reset), func(t *testing.T) {
+			t.Parallel()
+			cfg := sim.DefaultConfig()
+			cfg.Batching = sim.Batching{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, PrefillTokensPerSec: 1e5,
+				DecodeBase: 2 * time.Millisecond, KVCacheTokens: 65536}
+			steps := sweepWith(t, startSim(t, cfg), []int{1, 2, 4}, 20, prompt, reset)
+			w := servermetrics.PrefixCacheWarning(steps, false)
+			if reset && w != "" || !reset && !strings.Contains(w, "prefix-cache hit rate rose") {
+				t.Errorf("warning %q", w)
+				for _, st := range steps {
+					t.Logf("%v users: hit rate %v", st.Load, val(st.Server.PrefixCacheHitRate))
+				}
+			}
+		})
+	}
 }
 
 func logSteps(t *testing.T, steps []servermetrics.StepSummary) {
