@@ -54,6 +54,15 @@ or with --tokenizer (a tokenizer.json or Hugging Face id; chat prompts use a
 plain "role\ncontent\n" template, not the model's); generated text is
 deterministic words, one token each.
 
+/metrics carries vLLM's metric families and histogram buckets (running,
+waiting, KV-cache usage, preemptions, prefix-cache queries and hits,
+TTFT, inter-token, e2e, queue, prefill and decode histograms). The KV
+cache is taken in 16-token blocks as contexts grow; when none is free the
+newest running request is preempted and later recomputed, as in vLLM V1.
+The prefix cache is on (--no-enable-prefix-caching turns it off; POST
+/reset_prefix_cache empties it). --dcgm-addr serves simulated NVIDIA DCGM
+exporter GPU metrics (docs/server-metrics.md).
+
 --truth-log FILE writes one JSON line per request: arrival, and for every
 chunk the write start/end (Unix ns from the monotonic clock) and its token
 count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,

@@ -241,20 +241,23 @@ func (c *Collector) round(t time.Time, ack chan struct{}, force bool) {
 func (c *Collector) scrape(ep *endpoint, t time.Time) {
 	var got exposed
 	var err error
-	if ep.url == nil {
+	c.mu.Lock()
+	u, altUsed := ep.url, ep.altUsed
+	c.mu.Unlock()
+	if u == nil {
 		err = errors.New("not a usable URL: want http://host:port/metrics")
 	} else {
-		got, err = c.fetch(ep, ep.url)
-		if errors.Is(err, errJSON) && !ep.altUsed && strings.TrimSuffix(ep.url.Path, "/") == "/metrics" {
+		got, err = c.fetch(u)
+		if errors.Is(err, errJSON) && !altUsed && strings.TrimSuffix(u.Path, "/") == "/metrics" {
 			// TensorRT-LLM's /metrics is JSON iteration stats; its
 			// Prometheus metrics are at /prometheus/metrics. Tried once.
-			alt := *ep.url
+			alt := *u
 			alt.Path = "/prometheus/metrics"
 			c.mu.Lock()
 			ep.altUsed = true
 			c.mu.Unlock()
 			var err2 error
-			if got, err2 = c.fetch(ep, &alt); err2 == nil {
+			if got, err2 = c.fetch(&alt); err2 == nil {
 				c.mu.Lock()
 				ep.url, ep.shown, err = &alt, shownURL(&alt), nil
 				c.mu.Unlock()
@@ -337,7 +340,7 @@ func sameFloats(a, b []float64) bool {
 var errJSON = errors.New("answered JSON, not the Prometheus text format")
 
 // fetch GETs u within Timeout, reading at most MaxBytes, and parses it.
-func (c *Collector) fetch(ep *endpoint, u *url.URL) (exposed, error) {
+func (c *Collector) fetch(u *url.URL) (exposed, error) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.cfg.Timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

@@ -153,3 +153,32 @@ func TestRenamedFamilies(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: whatever a server answers, parse returns an error or series
+// whose histograms have as many values as bounds plus count and sum, and
+// never panics (the OpenMetrics counter repair rewrites expfmt's output).
+func FuzzParse(f *testing.F) {
+	f.Add("# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 3\n", false)
+	f.Add("# TYPE vllm:num_preemptions counter\nvllm:num_preemptions_total 2\nvllm:num_preemptions_created 1\n# EOF\n", true)
+	f.Add("# TYPE tgi_request_count counter\ntgi_request_count_total 2\n# EOF\n", true)
+	f.Add("# TYPE vllm:e2e_request_latency_seconds histogram\nvllm:e2e_request_latency_seconds_bucket{le=\"1\"} 1\nvllm:e2e_request_latency_seconds_count 1\nvllm:e2e_request_latency_seconds_sum 0.5\n", false)
+	f.Add("{\"not\": \"metrics\"}", false)
+	f.Fuzz(func(t *testing.T, body string, om bool) {
+		format := expfmt.NewFormat(expfmt.TypeTextPlain)
+		if om {
+			format = expfmt.NewFormat(expfmt.TypeOpenMetrics)
+		}
+		got, err := parse(strings.NewReader(body), format, func(string) bool { return true })
+		if err != nil {
+			return
+		}
+		for _, s := range got.series {
+			if s.typ == TypeHistogram && len(s.p.vals) != len(s.les)+2 {
+				t.Fatalf("%s: %d values for %d bounds", s.family, len(s.p.vals), len(s.les))
+			}
+			if s.typ != TypeHistogram && len(s.p.vals) != 1 {
+				t.Fatalf("%s: %d values", s.family, len(s.p.vals))
+			}
+		}
+	})
+}
