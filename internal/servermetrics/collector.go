@@ -62,12 +62,13 @@ const acceptHeader = "text/plain;version=0.0.4;q=0.9,application/openmetrics-tex
 // nothing the benchmark does waits for them except Mark's scrape before
 // the timed run and Stop's after it (each at most Timeout).
 type Collector struct {
-	cfg    Config
-	keep   map[string]bool
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-	wg     sync.WaitGroup
+	cfg       Config
+	ownClient bool // cfg.Client was made here: Stop closes its connections
+	keep      map[string]bool
+	ctx       context.Context
+	cancel    context.CancelFunc
+	done      chan struct{}
+	wg        sync.WaitGroup
 
 	mu       sync.Mutex
 	eps      []*endpoint
@@ -122,7 +123,8 @@ func Start(ctx context.Context, cfg Config) *Collector {
 	if cfg.now == nil {
 		cfg.now = time.Now
 	}
-	if cfg.Client == nil {
+	own := cfg.Client == nil
+	if own {
 		cfg.Client = &http.Client{Transport: &http.Transport{
 			Proxy:               http.ProxyFromEnvironment,
 			DialContext:         (&net.Dialer{Timeout: cfg.Timeout}).DialContext,
@@ -130,7 +132,7 @@ func Start(ctx context.Context, cfg Config) *Collector {
 			IdleConnTimeout:     90 * time.Second,
 		}}
 	}
-	c := &Collector{cfg: cfg, keep: map[string]bool{}, done: make(chan struct{})}
+	c := &Collector{cfg: cfg, ownClient: own, keep: map[string]bool{}, done: make(chan struct{})}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	for _, n := range cfg.Extra {
 		c.keep[n] = true
@@ -435,6 +437,9 @@ func (c *Collector) Stop() Result {
 		c.cancel()
 		<-c.done
 		c.wg.Wait()
+		if c.ownClient {
+			c.cfg.Client.CloseIdleConnections()
+		}
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.result = c.summarize()
