@@ -19,6 +19,22 @@
 // and the samples; histograms give bucket increases, count, sum, mean and
 // histogram_quantile estimates named _estimate.
 //
+// Use (what run and sweep do around each timed run or step):
+//
+//	urls, err := servermetrics.ResolveURLs("auto", baseURL)
+//	c := servermetrics.Start(ctx, servermetrics.Config{URLs: urls, Interval: time.Second})
+//	...warm-ups...
+//	c.Mark()
+//	...the timed run...
+//	res := c.Stop()
+//	notes := res.CrossCheck(servermetrics.Client{OutputTokens: n, MeanInFlight: m})
+//	// res marshals to llmbench.server_metrics; res.Warnings and notes go
+//	// to the result's warnings and self-check line.
+//
+// and, over a sweep's steps, servermetrics.Cause(steps) for the
+// saturation's cause and cause_detail, PrefixCacheWarning(steps, shared)
+// for the sweep's notes.
+//
 // What the package does not do: it never decides an SLA verdict (server
 // histograms have coarse buckets and measure inside the server; the
 // client's own measurements decide), it does not query a Prometheus
