@@ -182,3 +182,29 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestExtraFamilies: --server-metric NAME keeps a family the collector
+// does not know (an untyped one is summarised as a gauge); unknown
+// families are dropped.
+func TestExtraFamilies(t *testing.T) {
+	t.Parallel()
+	c := &Collector{keep: map[string]bool{"my_queue_depth": true}}
+	ep := &endpoint{shown: "u", series: map[string]*series{}}
+	c.eps = []*endpoint{ep}
+	for i, v := range []int{3, 5} {
+		got, err := parse(strings.NewReader(fmt.Sprintf("my_queue_depth %d\nother_thing 1\n", v)), expfmt.NewFormat(expfmt.TypeTextPlain), c.keeps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.record(ep, sec(float64(i)), got)
+	}
+	c.mark, c.end = sec(0), sec(1)
+	res := c.summarize()
+	f, ok := res.Families["my_queue_depth"]
+	if !ok || f.Type != TypeUntyped || *f.Series[0].Mean != 4 || len(f.Series[0].Samples) != 2 {
+		t.Errorf("my_queue_depth: %+v", f)
+	}
+	if _, ok := res.Families["other_thing"]; ok || len(res.Families) != 1 {
+		t.Errorf("families %v: want only my_queue_depth", res.Families)
+	}
+}
