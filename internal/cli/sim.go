@@ -20,7 +20,7 @@ import (
 // simFlags holds `llmbench sim`'s flag values.
 type simFlags struct {
 	listen, preset, partSize, truthLog, tokenizer string
-	metricsAddr                                   string
+	metricsAddr, dcgmAddr                         string
 	allowRemote, listPresets                      bool
 	exitAfter                                     time.Duration
 
@@ -54,6 +54,15 @@ or with --tokenizer (a tokenizer.json or Hugging Face id; chat prompts use a
 plain "role\ncontent\n" template, not the model's); generated text is
 deterministic words, one token each.
 
+/metrics carries vLLM's metric families and histogram buckets (running,
+waiting, KV-cache usage, preemptions, prefix-cache queries and hits,
+TTFT, inter-token, e2e, queue, prefill and decode histograms). The KV
+cache is taken in 16-token blocks as contexts grow; when none is free the
+newest running request is preempted and later recomputed, as in vLLM V1.
+The prefix cache is on (--no-enable-prefix-caching turns it off; POST
+/reset_prefix_cache empties it). --dcgm-addr serves simulated NVIDIA DCGM
+exporter GPU metrics (docs/server-metrics.md).
+
 --truth-log FILE writes one JSON line per request: arrival, and for every
 chunk the write start/end (Unix ns from the monotonic clock) and its token
 count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
@@ -71,6 +80,8 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	fs := cmd.Flags()
 	fs.StringVar(&f.listen, "listen", "127.0.0.1:8000", "address to listen on (port 0 = any free port)")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "also serve the simulator's /metrics (vLLM's metric names) on this address, e.g. 127.0.0.1:9465 (it is always on the API port's /metrics too)")
+	fs.StringVar(&f.dcgmAddr, "dcgm-addr", "", "also serve simulated NVIDIA DCGM exporter metrics (GPU utilisation, memory, power, energy from the engine's busy time) on this address, e.g. 127.0.0.1:9400")
+	fs.BoolVar(&cfg.NoPrefixCache, "no-enable-prefix-caching", false, "batching: turn the prefix cache off (on by default, as in vLLM; POST /reset_prefix_cache empties it)")
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (the simulator has no authentication)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop after this long (0 = run until interrupted)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
@@ -173,6 +184,11 @@ func simConfig(cmd *cobra.Command, cfg sim.Config, f *simFlags) (sim.Config, err
 			return cfg, &UsageError{Err: fmt.Errorf("--metrics-addr: %v", err)}
 		}
 	}
+	if f.dcgmAddr != "" {
+		if err := sim.CheckListenAddr(f.dcgmAddr, f.allowRemote); err != nil {
+			return cfg, &UsageError{Err: fmt.Errorf("--dcgm-addr: %v", err)}
+		}
+	}
 	return cfg, nil
 }
 
@@ -221,13 +237,22 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 	}
 	metricsNote := ""
 	if f.metricsAddr != "" {
-		addr, stopMetrics, err := serveSimMetrics(run.Server, f.metricsAddr)
+		addr, stopMetrics, err := serveSimMetrics(run.Server.MetricsHandler(), f.metricsAddr)
 		if err != nil {
 			_ = run.Stop(context.Background())
 			return fmt.Errorf("sim: --metrics-addr: %v", err)
 		}
 		defer stopMetrics()
 		metricsNote = fmt.Sprintf(", metrics on http://%s/metrics", addr)
+	}
+	if f.dcgmAddr != "" {
+		addr, stopDCGM, err := serveSimMetrics(run.Server.DCGMHandler(sim.DefaultDCGM), f.dcgmAddr)
+		if err != nil {
+			_ = run.Stop(context.Background())
+			return fmt.Errorf("sim: --dcgm-addr: %v", err)
+		}
+		defer stopDCGM()
+		metricsNote += fmt.Sprintf(", DCGM metrics on http://%s/metrics", addr)
 	}
 	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s%s\n", cfg.Model, model, run.URL, metricsNote)
 	<-ctx.Done()
@@ -247,15 +272,15 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 	return nil
 }
 
-// serveSimMetrics serves the simulator's /metrics on its own listener at
-// addr and returns the bound address and a function that closes it.
-func serveSimMetrics(s *sim.Server, addr string) (string, func(), error) {
+// serveSimMetrics serves h as /metrics on its own listener at addr and
+// returns the bound address and a function that closes it.
+func serveSimMetrics(h http.Handler, addr string) (string, func(), error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", nil, err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", s.MetricsHandler())
+	mux.Handle("GET /metrics", h)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return ln.Addr().String(), func() { _ = srv.Close() }, nil

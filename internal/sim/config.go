@@ -87,6 +87,12 @@ type Config struct {
 	// Faults configures fault injection.
 	Faults Faults
 
+	// NoPrefixCache turns the batching engine's prefix cache off (vLLM's
+	// --no-enable-prefix-caching). It is on by default, as in vLLM: a
+	// prompt's leading 16-token blocks already in the KV cache (from an
+	// earlier request with the same prefix) are shared, not prefilled.
+	NoPrefixCache bool
+
 	// Tokenizer counts prompt tokens; nil = WordTokenizer.
 	Tokenizer Tokenizer
 	// TruthLog, when non-nil, receives one JSON line of ground truth per
@@ -110,9 +116,15 @@ type Config struct {
 // Prefill is chunked: each step spends what is left of MaxNumBatchedTokens
 // after the decodes on waiting prompts, oldest first; a sequence's first
 // token comes at the end of the step that completes its prefill. A request
-// is admitted when fewer than MaxNumSeqs are running and its whole context
-// (prompt + output) fits in the KV cache; otherwise it waits in FIFO order.
-// There is no preemption. Example (llama3-8b-a10g): one stream decodes in
+// is admitted when fewer than MaxNumSeqs are running and the KV cache has
+// free 16-token blocks for its prompt; otherwise it waits in FIFO order.
+// Decoding takes a block whenever a sequence's context crosses a block
+// boundary; when none is free, the newest running sequence is preempted
+// as in vLLM V1 (its blocks are freed, it goes back to the head of the
+// queue and is recomputed, prompt and tokens so far, when readmitted).
+// The prefix cache (Config.NoPrefixCache turns it off) keeps full prompt
+// blocks after their sequence ends, until their space is needed; a prompt
+// whose leading blocks are cached skips their prefill. Example (llama3-8b-a10g): one stream decodes in
 // 28ms+0.15ms+~1k*220ns ≈ 28.4 ms per token (~35 tok/s); 64 streams in
 // 28+9.6+64k*0.22µs ≈ 52 ms per step, i.e. ~1,230 tok/s in total.
 type Batching struct {

@@ -13,6 +13,16 @@
 // stream; each request's goroutine only wakes to write what the engine has
 // produced.
 //
+// The batching engine models vLLM V1's KV cache: 16-token blocks taken
+// as contexts grow, preemption of the newest request when they run out,
+// and a prefix cache (on by default; POST /reset_prefix_cache empties
+// it). /metrics carries vLLM's families and default buckets (running,
+// waiting, KV usage, preemptions, prefix-cache queries and hits, token
+// counters, request_success_total, TTFT, inter-token, e2e, queue,
+// prefill and decode histograms); Server.DCGMHandler serves NVIDIA DCGM
+// exporter names (utilisation, memory, power, energy) modelled from the
+// engine's busy time.
+//
 // Every request leaves ground truth (Truth): when it arrived, and for each
 // write its kind, token count, the engine's due time and the start and end
 // of the write and flush, available in-process (Server.Truth,

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"container/list"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -22,11 +23,36 @@ type seq struct {
 	mu   sync.Mutex
 	dues []time.Time // due time of each token produced so far
 
+	// hashes are the prompt's full KV blocks' chained hashes (the prefix
+	// cache's keys); set before submit, read-only after.
+	hashes []uint64
+	// scheduled is when the engine first admitted the sequence (under mu).
+	scheduled time.Time
+
 	// engine-private state
 	made      int       // tokens produced (engine's copy of len(dues))
-	prefilled int       // batching: prompt tokens prefilled
+	prefilled int       // batching: context tokens prefilled
+	need      int       // batching: tokens to prefill (prompt; prompt+made after a preemption)
+	shared    []*cblock // batching: prefix-cache blocks held (the context's first blocks)
+	private   int       // batching: other KV blocks held
 	nextDue   time.Time // fixed: when the next token is due
 	index     int       // fixed: heap index
+}
+
+// setScheduled records the first admission (engine goroutine).
+func (s *seq) setScheduled(t time.Time) {
+	s.mu.Lock()
+	if s.scheduled.IsZero() {
+		s.scheduled = t
+	}
+	s.mu.Unlock()
+}
+
+// scheduledAt is when the engine first admitted the sequence (zero if never).
+func (s *seq) scheduledAt() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scheduled
 }
 
 func newSeq(arrival time.Time, prompt, target int) *seq {
@@ -169,10 +195,20 @@ type engineGauges struct {
 	// running: sequences in the batch (batching) or between arrival and
 	// last token (fixed); waiting: queued for a batch slot or KV space.
 	running, waiting atomic.Int64
-	// kvUsed is KV-cache tokens reserved by running sequences (batching).
-	kvUsed atomic.Int64
+	// kvUsed and kvTotal are KV-cache blocks held by running sequences and
+	// the cache's size in blocks (batching).
+	kvUsed, kvTotal atomic.Int64
 	// steps counts engine steps (batching) completed.
 	steps atomic.Uint64
+	// preemptions counts sequences sent back to waiting for KV space;
+	// prefixQueries and prefixHits count prompt tokens looked up in the
+	// prefix cache and found there (vLLM's counters).
+	preemptions, prefixQueries, prefixHits atomic.Int64
+	// busyNs is the time the engine spent in steps (the GPU's busy time).
+	busyNs atomic.Int64
+	// resets counts POST /reset_prefix_cache calls; the engine applies a
+	// new one before it next admits anything.
+	resets atomic.Uint64
 }
 
 func (m *mailbox) engineGauges() *engineGauges { return &m.gauges }
@@ -217,6 +253,7 @@ func (e *fixedEngine) add(s *seq) {
 		return
 	}
 	s.nextDue = s.arrival.Add(e.ttft)
+	s.setScheduled(s.arrival) // no queue: every request runs at once
 	heap.Push(&e.h, s)
 }
 
@@ -288,18 +325,45 @@ func (h *dueHeap) Pop() any {
 	return s
 }
 
+// blockSize is the KV cache's block size in tokens (vLLM's default).
+const blockSize = 16
+
+// blocksFor is how many blocks hold n tokens.
+func blocksFor(n int) int { return (n + blockSize - 1) / blockSize }
+
+// cblock is a KV block in the prefix cache: a full prompt block, keyed by
+// the chained hash of its tokens and all before it. ref counts running
+// sequences holding it; a block nobody holds stays cached (in the free
+// list, least recently freed first) until its space is needed.
+type cblock struct {
+	hash uint64
+	ref  int
+	dead bool // dropped from the cache by a reset while held
+	elem *list.Element
+}
+
 // batchEngine is the continuous-batching model documented on Batching.
 type batchEngine struct {
 	m Batching
 	mailbox
 	waiting []*seq
 	running []*seq
-	kvUsed  int
 	sl      *sleeper
+
+	// KV cache, in blocks of blockSize tokens: used are held by running
+	// sequences; the rest are free, some of them still cached.
+	total, used int
+	prefix      bool
+	cache       map[uint64]*cblock
+	free        *list.List // cached blocks nobody holds, LRU first
+	resetSeen   uint64
+	preempted   bool // a preemption this step: admit nothing (as vLLM V1)
 }
 
-func newBatchEngine(m Batching, sl *sleeper) *batchEngine {
-	e := &batchEngine{m: m, mailbox: newMailbox(), sl: sl}
+func newBatchEngine(m Batching, prefix bool, sl *sleeper) *batchEngine {
+	e := &batchEngine{m: m, mailbox: newMailbox(), sl: sl, total: blocksFor(m.KVCacheTokens), prefix: prefix,
+		cache: map[uint64]*cblock{}, free: list.New()}
+	e.gauges.kvTotal.Store(int64(e.total))
 	go e.loop()
 	return e
 }
@@ -309,6 +373,7 @@ func (e *batchEngine) add(s *seq) {
 		s.wake()
 		return
 	}
+	s.need = s.prompt
 	e.waiting = append(e.waiting, s)
 }
 
@@ -324,8 +389,16 @@ func (e *batchEngine) loop() {
 				drained = true
 			}
 		}
+		if r := e.gauges.resets.Load(); r != e.resetSeen {
+			e.resetSeen = r
+			e.resetCache()
+		}
 		e.dropGone()
-		e.admit()
+		e.preempted = false
+		e.grow()
+		if !e.preempted {
+			e.admit(time.Now())
+		}
 		e.publish()
 		if len(e.running) == 0 {
 			// Idle: wait for an arrival; the next step starts then.
@@ -359,6 +432,7 @@ func (e *batchEngine) loop() {
 		}
 		e.finishStep(stepEnd)
 		e.gauges.steps.Add(1)
+		e.gauges.busyNs.Add(int64(dt))
 		e.publish()
 		stepStart = stepEnd
 	}
@@ -368,14 +442,56 @@ func (e *batchEngine) loop() {
 func (e *batchEngine) publish() {
 	e.gauges.running.Store(int64(len(e.running)))
 	e.gauges.waiting.Store(int64(len(e.waiting)))
-	e.gauges.kvUsed.Store(int64(e.kvUsed))
+	e.gauges.kvUsed.Store(int64(e.used))
+}
+
+// allocate takes n free blocks, uncached ones first, then the least
+// recently freed cached ones (evicting them from the cache).
+func (e *batchEngine) allocate(n int) bool {
+	if e.total-e.used < n {
+		return false
+	}
+	for uncached := e.total - e.used - e.free.Len(); uncached < n; uncached++ {
+		cb := e.free.Remove(e.free.Front()).(*cblock)
+		cb.elem = nil
+		delete(e.cache, cb.hash)
+	}
+	e.used += n
+	return true
+}
+
+// release frees s's blocks; prompt blocks stay cached for later hits.
+func (e *batchEngine) release(s *seq) {
+	e.used -= s.private
+	s.private = 0
+	for _, cb := range s.shared {
+		cb.ref--
+		if cb.ref == 0 {
+			e.used--
+			if !cb.dead {
+				cb.elem = e.free.PushBack(cb)
+			}
+		}
+	}
+	s.shared = nil
+}
+
+// resetCache empties the prefix cache (POST /reset_prefix_cache): cached
+// blocks nobody holds become plain free blocks, held ones stop matching.
+func (e *batchEngine) resetCache() {
+	for _, cb := range e.cache {
+		cb.dead = true
+		cb.elem = nil
+	}
+	e.cache = map[uint64]*cblock{}
+	e.free.Init()
 }
 
 func (e *batchEngine) dropGone() {
 	keep := e.running[:0]
 	for _, s := range e.running {
 		if s.gone.Load() {
-			e.kvUsed -= s.prompt + s.target
+			e.release(s)
 			continue
 		}
 		keep = append(keep, s)
@@ -392,17 +508,83 @@ func (e *batchEngine) dropGone() {
 	e.waiting = w
 }
 
+// grow gives every decoding sequence the block its next token needs. When
+// none is free, the newest running sequence is preempted, as vLLM V1
+// does: its blocks are freed and it goes back to the head of the queue,
+// to be recomputed (prompt and tokens so far) when readmitted; the tokens
+// it already sent stay sent.
+func (e *batchEngine) grow() {
+	for i := 0; i < len(e.running); i++ {
+		s := e.running[i]
+		if s.prefilled < s.need {
+			continue // prefill blocks were allocated at admission
+		}
+		for want := blocksFor(s.prompt + s.made + 1); len(s.shared)+s.private < want; {
+			if e.allocate(1) {
+				s.private++
+				continue
+			}
+			victim := e.running[len(e.running)-1]
+			e.running[len(e.running)-1] = nil
+			e.running = e.running[:len(e.running)-1]
+			e.release(victim)
+			victim.prefilled, victim.need = 0, victim.prompt+victim.made
+			e.waiting = append([]*seq{victim}, e.waiting...)
+			e.gauges.preemptions.Add(1)
+			e.preempted = true
+			if victim == s {
+				break
+			}
+		}
+	}
+}
+
 // admit moves waiting sequences into the batch, oldest first, while a
-// batch slot is free and the whole context fits in the KV cache.
-func (e *batchEngine) admit() {
+// batch slot is free and the KV cache has blocks for the context to
+// prefill. With the prefix cache, the context's leading full blocks that
+// are cached are shared instead of computed (at least one token is
+// always computed, as in vLLM): they cost no prefill time.
+func (e *batchEngine) admit(now time.Time) {
 	i := 0
 	for ; i < len(e.waiting); i++ {
 		s := e.waiting[i]
-		need := s.prompt + s.target
-		if len(e.running) >= e.m.MaxNumSeqs || e.kvUsed+need > e.m.KVCacheTokens {
+		if len(e.running) >= e.m.MaxNumSeqs {
 			break
 		}
-		e.kvUsed += need
+		var hits []*cblock
+		revive := 0 // hit blocks nobody holds: they leave the free list
+		if e.prefix {
+			for k, h := range s.hashes {
+				cb := e.cache[h]
+				if cb == nil || (k+1)*blockSize > s.need-1 {
+					break
+				}
+				hits = append(hits, cb)
+				if cb.ref == 0 {
+					revive++
+				}
+			}
+		}
+		fresh := blocksFor(s.need) - len(hits)
+		if e.total-e.used-revive < fresh {
+			break
+		}
+		for _, cb := range hits {
+			if cb.ref == 0 {
+				e.free.Remove(cb.elem)
+				cb.elem = nil
+				e.used++
+			}
+			cb.ref++
+		}
+		e.allocate(fresh)
+		s.shared, s.private = hits, fresh
+		s.prefilled = len(hits) * blockSize
+		if e.prefix {
+			e.gauges.prefixQueries.Add(int64(s.need))
+			e.gauges.prefixHits.Add(int64(s.prefilled))
+		}
+		s.setScheduled(now)
 		e.running = append(e.running, s)
 	}
 	e.waiting = e.waiting[i:]
@@ -414,7 +596,7 @@ func (e *batchEngine) plan() time.Duration {
 	budget := e.m.MaxNumBatchedTokens
 	decodes, ctx := 0, 0
 	for _, s := range e.running {
-		if s.prefilled >= s.prompt {
+		if s.prefilled >= s.need {
 			decodes++
 			ctx += s.prompt + s.made
 		}
@@ -422,12 +604,15 @@ func (e *batchEngine) plan() time.Duration {
 	budget -= decodes
 	prefill := 0
 	for _, s := range e.running {
-		if s.prefilled < s.prompt && budget > 0 {
-			chunk := min(s.prompt-s.prefilled, budget)
+		if s.prefilled < s.need && budget > 0 {
+			chunk := min(s.need-s.prefilled, budget)
 			s.prefilled += chunk // takes effect at the end of this step
 			budget -= chunk
 			prefill += chunk
 			ctx += s.prefilled
+			if s.prefilled >= s.need {
+				e.register(s)
+			}
 		}
 	}
 	dt := e.m.DecodeBase + time.Duration(decodes)*e.m.DecodePerSeq +
@@ -436,17 +621,36 @@ func (e *batchEngine) plan() time.Duration {
 	return dt
 }
 
+// register puts s's computed full prompt blocks into the prefix cache (a
+// block another sequence cached first stays s's own).
+func (e *batchEngine) register(s *seq) {
+	if !e.prefix {
+		return
+	}
+	for k := len(s.shared); k < len(s.hashes) && s.private > 0; k++ {
+		h := s.hashes[k]
+		if e.cache[h] != nil {
+			return
+		}
+		cb := &cblock{hash: h, ref: 1}
+		e.cache[h] = cb
+		s.shared = append(s.shared, cb)
+		s.private--
+	}
+}
+
 // finishStep hands out this step's tokens: one to every sequence that was
-// decoding and a first token to every sequence whose prefill completed.
+// decoding and a first token (or, after a preemption, the next one) to
+// every sequence whose prefill completed.
 func (e *batchEngine) finishStep(t time.Time) {
 	keep := e.running[:0]
 	for _, s := range e.running {
-		if s.prefilled >= s.prompt && !s.gone.Load() {
+		if s.prefilled >= s.need && !s.gone.Load() {
 			s.push(t)
 			s.wake()
 		}
 		if s.made >= s.target || s.gone.Load() {
-			e.kvUsed -= s.prompt + s.target
+			e.release(s)
 			continue
 		}
 		keep = append(keep, s)

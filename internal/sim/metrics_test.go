@@ -120,6 +120,7 @@ func TestMetricsLint(t *testing.T) {
 	defer s.Close()
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(newMetricsCollector(s))
+	s.hist.register(reg)
 	problems, err := testutil.GatherAndLint(reg)
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ type Server struct {
 	log                      *truthLog
 	mux                      *http.ServeMux
 	metrics                  http.Handler
+	hist                     *requestHistograms
 
 	mu     sync.Mutex
 	truths []Truth
@@ -64,7 +65,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Mode == ModeFixed {
 		s.eng = newFixedEngine(cfg.TTFT, cfg.ITL, sl)
 	} else {
-		s.eng = newBatchEngine(cfg.Batching, sl)
+		s.eng = newBatchEngine(cfg.Batching, !cfg.NoPrefixCache, sl)
 	}
 	if cfg.TruthLog != nil {
 		s.log = startTruthLog(cfg.TruthLog)
@@ -80,7 +81,9 @@ func New(cfg Config) (*Server, error) {
 	mux.HandleFunc("POST /invocations", s.handleContainerInvocations)
 	mux.HandleFunc("POST /endpoints/{name}/invocations", s.handleSageMaker(false))
 	mux.HandleFunc("POST /endpoints/{name}/invocations-response-stream", s.handleSageMaker(true))
+	s.hist = newRequestHistograms(cfg.Model)
 	s.metrics = newMetricsHandler(s)
+	mux.HandleFunc("POST /reset_prefix_cache", s.handleResetPrefixCache)
 	mux.Handle("GET /metrics", s.metrics)
 	mux.HandleFunc("GET /version", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"version": "llmbench-sim"})
@@ -361,6 +364,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req *Request, t *
 	}
 
 	sq := newSeq(t.Arrival, prompt, g.target)
+	if s.cfg.Mode == ModeBatching && !s.cfg.NoPrefixCache {
+		sq.hashes = req.blockHashes(s.tok)
+	}
 	s.eng.submit(sq)
 	defer sq.gone.Store(true) // a client that left frees its batch slot
 
@@ -395,6 +401,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req *Request, t *
 	} else {
 		st.whole()
 	}
+	s.hist.observe(t.Arrival, sq, g.eos)
+}
+
+// handleResetPrefixCache is vLLM's POST /reset_prefix_cache: the engine
+// forgets every cached prompt block before it next admits a request
+// (blocks held by running requests stay theirs but stop matching). The
+// hit counters keep counting; later hits need prompts seen since.
+func (s *Server) handleResetPrefixCache(w http.ResponseWriter, _ *http.Request) {
+	s.eng.engineGauges().resets.Add(1)
+	w.WriteHeader(http.StatusOK)
 }
 
 // openSink writes the 200 headers for d and returns where the body goes.
