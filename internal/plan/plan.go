@@ -448,7 +448,7 @@ func summary(p *Plan, best *Candidate) string {
 	} else {
 		parts = append(parts, fmt.Sprintf("recommended: %s, autoscaled from %d to %d replicas, $%s/month (static at the peak: $%s/month; autoscaling saves %.0f %%)",
 			best.Label, best.MinReplicas, best.PeakReplicas, money(*best.AutoscaledCostPerMonth), money(*best.StaticCostPerMonth),
-			100*(1-*best.AutoscaledCostPerMonth / *best.StaticCostPerMonth)))
+			100*(1 - *best.AutoscaledCostPerMonth / *best.StaticCostPerMonth)))
 		if best.SLAOverrunUserMinutes > 0 {
 			parts = append(parts, fmt.Sprintf("while it scales up, %s user-minutes a day run over the SLA's load (raise --min-replicas or lower --target-utilisation to avoid them)", fnum(math.Round(best.SLAOverrunUserMinutes*10)/10)))
 		} else {
