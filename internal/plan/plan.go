@@ -392,7 +392,7 @@ func confidence(s *capacity.Sweep) []string {
 		if ml.FirstFailingLoad == nil {
 			w = append(w, fmt.Sprintf("its max load under the SLA (%s) is a lower bound: every load tested met the SLA, so the limit is higher and this plan may over-provision (extend the ladder)", load))
 		} else if _, ok := capacity.NextProbe(*ml.Load, *ml.FirstFailingLoad, s.LoadKind); ok {
-			w = append(w, fmt.Sprintf("its limit lies between %s (met the SLA) and %s (failed), unresolved: the plan uses %s and may over-provision (sweep again with --refine)", load, fnum(*ml.FirstFailingLoad), load))
+			w = append(w, fmt.Sprintf("its limit lies between %s (met the SLA) and %s (failed), unresolved: the plan uses %s and may over-provision (sweep again with --refine N)", load, fnum(*ml.FirstFailingLoad), load))
 		}
 		if r := maxLoadRow(s); r != nil && r.LittlesLawOff && r.LittlesLawRatio != nil {
 			w = append(w, fmt.Sprintf("Little's law does not hold at its max load (ratio %.2f): its throughput or E2EL there may be unreliable", *r.LittlesLawRatio))
