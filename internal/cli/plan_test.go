@@ -76,6 +76,31 @@ func TestPlanCommand(t *testing.T) {
 	}
 }
 
+// TestPlanCommandRequestsPerS: a demand CSV in requests per second is
+// turned into users by Little's law with the sweep's mean E2EL and think
+// time at its max load under the SLA (8 users: 677.6 ms, none), and the
+// table says so.
+func TestPlanCommandRequestsPerS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "rps.csv")
+	if err := os.WriteFile(csv, []byte("time,requests_per_s\n00:00,5\n09:00,40\n18:00,10\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "plan", planSweep, "--demand", csv, "--result-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	// 40 req/s × 0.6776 s = 27.1 users: ceil(27.1 / 6.4) = 5 replicas;
+	// one serves while they start: (27.1 - 8) users × 5 min over the SLA.
+	for _, want := range []string{"Little's law (sim-batch8): users = requests/s × (mean E2EL 677.6 ms + think time 0 s), from its step at load 8",
+		"09:00              40    5 (95.5)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 // TestPlanCommandErrors: bad input is one line on stderr and exit 2, and
 // nothing is saved.
 func TestPlanCommandErrors(t *testing.T) {

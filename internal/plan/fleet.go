@@ -16,9 +16,11 @@ type fleet struct {
 
 // simulate runs an autoscaler over the demand, second by second, for two
 // days and measures the second (the first only brings the fleet into the
-// state the repeating day leaves it in). units[i] is what slot i needs;
-// capa is one swept endpoint's max load under the SLA in the demand's
-// unit; toUsers turns an excess in that unit into users.
+// state the repeating day leaves it in). demand[i] is slot i's demand in
+// the capacity's unit (users, or requests per second for a request-rate
+// sweep) and units[i] the swept endpoints it needs; capa is one swept
+// endpoint's max load under the SLA in that unit; toUsers turns an excess
+// in that unit into users.
 //
 // The autoscaler (docs/plan.md, "Autoscaling"):
 //   - it wants, at time t, the most any slot needed over the last
@@ -32,7 +34,7 @@ type fleet struct {
 // delays of 5 and 15 minutes: 3 are billed from 08:00 to 09:15, 2 of them
 // serve from 08:05; from 08:00 to 08:05 one endpoint carries 08:00's
 // demand, and whatever exceeds its max load under the SLA is overrun.
-func simulate(d *Demand, units []int, capa, toUsers float64, cfg Config) fleet {
+func simulate(d *Demand, demand []float64, units []int, capa, toUsers float64, cfg Config) fleet {
 	const day = MinutesPerDay * 60
 	up := int(math.Ceil(cfg.ScaleUpDelay.Seconds()))
 	down := int(math.Ceil(cfg.ScaleDownDelay.Seconds()))
@@ -81,7 +83,7 @@ func simulate(d *Demand, units []int, capa, toUsers float64, cfg Config) fleet {
 			continue
 		}
 		unitSeconds += serving + len(pending)
-		if excess := d.Slots[slot].Value - float64(serving)*capa; excess > 0 {
+		if excess := demand[slot] - float64(serving)*capa; excess > 0 {
 			f.overrun[slot] += excess * toUsers / 60
 		}
 	}

@@ -93,13 +93,19 @@ func TestPlanRequestsPerSecond(t *testing.T) {
 		in         Input
 		wantUsers  []float64 // per slot: rps × (E2EL + think)
 		wantStated string
+		// wantOverrun is 08:00's user-minutes: the excess over one
+		// endpoint's max load for the 5-minute scale-up delay, in users.
+		wantOverrun float64
 	}{
+		// (20 - 8) users × 5 min.
 		{"closed loop, 2 s E2EL", synth("conc", capacity.Concurrency, 8, 2, 2000, 0), []float64{4, 20, 8},
-			"Little's law (conc): users = requests/s × (mean E2EL 2000.0 ms + think time 0 s), from its step at load 8"},
+			"Little's law (conc): users = requests/s × (mean E2EL 2000.0 ms + think time 0 s), from its step at load 8", 60},
+		// 40 users fit one endpoint of 40: none.
 		{"users with 3 s think", synth("chat", capacity.Users, 40, 2, 1000, 3), []float64{8, 40, 16},
-			"Little's law (chat): users = requests/s × (mean E2EL 1000.0 ms + think time 3 s), from its step at load 40"},
+			"Little's law (chat): users = requests/s × (mean E2EL 1000.0 ms + think time 3 s), from its step at load 40", 0},
+		// (10 - 5) req/s × 2 s × 5 min.
 		{"request-rate sweep sized in req/s", synth("rate", capacity.RequestRate, 5, 2, 2000, 0), []float64{4, 20, 8},
-			"Little's law (rate): users = requests/s × (mean E2EL 2000.0 ms + think time 0 s), from its step at load 5"},
+			"Little's law (rate): users = requests/s × (mean E2EL 2000.0 ms + think time 0 s), from its step at load 5", 50},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,6 +121,9 @@ func TestPlanRequestsPerSecond(t *testing.T) {
 				if math.Abs(s.Users-tt.wantUsers[i]) > 1e-9 || s.RequestsPerS == nil || *s.RequestsPerS != d.Slots[i].Value {
 					t.Errorf("slot %s: users %v rps %v, want %v", s.Time, s.Users, s.RequestsPerS, tt.wantUsers[i])
 				}
+			}
+			if got := c.Slots[1].SLAOverrunUserMinutes; math.Abs(got-tt.wantOverrun) > 1e-6 || c.SLAOverrunUserMinutes != got {
+				t.Errorf("overrun at 08:00 %v (day %v), want %v", got, c.SLAOverrunUserMinutes, tt.wantOverrun)
 			}
 			var text bytes.Buffer
 			if err := WriteText(&text, p); err != nil {
@@ -195,7 +204,7 @@ func TestSimulateDelays(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := simulate(&d, units, 10, 1, Config{ScaleUpDelay: tt.up, ScaleDownDelay: tt.down})
+			f := simulate(&d, []float64{5, 25, 5}, units, 10, 1, Config{ScaleUpDelay: tt.up, ScaleDownDelay: tt.down})
 			if math.Abs(f.unitHours-tt.wantHours) > 1e-9 || math.Abs(f.overrun[1]-tt.wantOverrun) > 1e-6 || f.overrun[0] != 0 || f.overrun[2] != 0 {
 				t.Errorf("hours %v overrun %v, want %v and %v in the 08:00 slot", f.unitHours, f.overrun, tt.wantHours, tt.wantOverrun)
 			}
@@ -204,7 +213,7 @@ func TestSimulateDelays(t *testing.T) {
 	// Demand that falls and rises again within the scale-down delay
 	// keeps its replicas: no overrun on the way back up.
 	dip := Demand{Unit: Users, Slots: []DemandSlot{{0, 25}, {600, 5}, {610, 25}}}
-	f := simulate(&dip, []int{3, 1, 3}, 10, 1, Config{ScaleUpDelay: 5 * time.Minute, ScaleDownDelay: 15 * time.Minute})
+	f := simulate(&dip, []float64{25, 5, 25}, []int{3, 1, 3}, 10, 1, Config{ScaleUpDelay: 5 * time.Minute, ScaleDownDelay: 15 * time.Minute})
 	if f.unitHours != 72 || f.overrun[2] != 0 {
 		t.Errorf("a 10-minute dip: %v endpoint-hours, overrun %v; want 72 and none", f.unitHours, f.overrun)
 	}
@@ -305,5 +314,25 @@ func TestMakeErrors(t *testing.T) {
 	}
 	if _, err := Profile("weekly", 10, 1); err == nil || !strings.Contains(err.Error(), `--profile "weekly"`) {
 		t.Errorf("profile: %v", err)
+	}
+}
+
+// TestPlanNeverMetSLARequestsPerS: a sweep with no load under its SLA has
+// no step to take Little's law from; with a demand in requests per second
+// it is listed with compare's reason, not a crash.
+func TestPlanNeverMetSLARequestsPerS(t *testing.T) {
+	t.Parallel()
+	d, err := ReadDemandCSV(strings.NewReader("time,requests_per_s\n00:00,2\n"), "rps.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []capacity.Kind{capacity.Concurrency, capacity.RequestRate} {
+		never := synth("never", kind, 8, 2, 700, 0)
+		never.Sweep.MaxLoadUnderSLA.Load = nil
+		never.Candidate = capacity.CandidateOf("never", "never.json", never.Sweep)
+		p, err := Make([]Input{never}, d, defaults)
+		if err != nil || p.Candidates[0].Eligible || !strings.Contains(p.Candidates[0].Reason, "never meets the SLA") {
+			t.Errorf("%s: %v %+v", kind, err, p)
+		}
 	}
 }

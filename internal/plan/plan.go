@@ -297,7 +297,13 @@ func planCandidate(in *Input, d *Demand, cfg Config) Candidate {
 		return c
 	}
 	row := maxLoadRow(in.Sweep)
-	if d.Unit == RequestsPerS && row != nil {
+	if !cc.MeetsSLA || cc.MaxLoad == nil || row == nil {
+		// No load met the SLA: nothing to size with, and no step to take
+		// Little's law from; compare's reason says why.
+		c.Reason = capacity.Choose([]capacity.Candidate{cc}, capacity.Need{Users: 1}).Candidates[0].Reason
+		return c
+	}
+	if d.Unit == RequestsPerS {
 		c.LittlesLaw = &LittlesLaw{MeanE2ELMs: row.MeanE2ELMs, ThinkTimeS: row.MeanThinkS, AtLoad: row.Load}
 		if !(c.LittlesLaw.seconds() > 0) {
 			c.Reason = "the sweep has no mean E2EL at its max load under the SLA: requests per second cannot be turned into users"
@@ -316,7 +322,7 @@ func planCandidate(in *Input, d *Demand, cfg Config) Candidate {
 	// Eligibility and the reason are compare's, for the peak.
 	peak := capacity.Choose([]capacity.Candidate{cc}, needOf(d.Slots[d.Peak()].Value)).Candidates[0]
 	c.Eligible, c.Reason = peak.Eligible, peak.Reason
-	if !cc.MeetsSLA || cc.MaxLoad == nil || peak.Capacity == nil {
+	if peak.Capacity == nil {
 		c.Eligible = false
 		return c
 	}
@@ -353,10 +359,14 @@ func planCandidate(in *Input, d *Demand, cfg Config) Candidate {
 	// Overrun is counted in users: a rate's excess × the time each request
 	// stays (Little's law).
 	toUsers := 1.0
-	if rateSweep {
-		toUsers = c.LittlesLaw.seconds()
+	demand := make([]float64, len(c.Slots))
+	for i := range c.Slots {
+		demand[i] = c.Slots[i].Users
+		if rateSweep {
+			demand[i], toUsers = d.Slots[i].Value, c.LittlesLaw.seconds()
+		}
 	}
-	f := simulate(d, units, c.capaPerUnit, toUsers, cfg)
+	f := simulate(d, demand, units, c.capaPerUnit, toUsers, cfg)
 	c.AutoscaledReplicaHoursPerDay = f.unitHours * float64(c.InstancesPerEndpoint)
 	for i := range c.Slots {
 		c.Slots[i].SLAOverrunUserMinutes = round6(f.overrun[i])
