@@ -111,7 +111,8 @@ func ReadDemandCSV(r io.Reader, name string) (Demand, error) {
 		line, _ := cr.FieldPos(0)
 		if d.Unit == "" {
 			unit := Unit(strings.TrimSpace(rec[1]))
-			if strings.TrimSpace(rec[0]) != "time" || (unit != Users && unit != RequestsPerS) {
+			// Spreadsheets often save UTF-8 with a byte-order mark.
+			if strings.TrimSpace(strings.TrimPrefix(rec[0], "\ufeff")) != "time" || (unit != Users && unit != RequestsPerS) {
 				return fail(line, "header %q: want time,users or time,requests_per_s", strings.Join(rec, ","))
 			}
 			d.Unit = unit

@@ -175,7 +175,7 @@ func TestReadDemandCSVErrors(t *testing.T) {
 			}
 		})
 	}
-	d, err := ReadDemandCSV(strings.NewReader("time, users\n06:00, 1\n18:00,2.5\n"), "d.csv")
+	d, err := ReadDemandCSV(strings.NewReader("\ufefftime, users\r\n06:00, 1\r\n18:00,2.5\r\n"), "d.csv")
 	if err != nil || len(d.Slots) != 2 || d.Length(0) != 720 || d.Length(1) != 720 || d.Slots[1].Value != 2.5 {
 		t.Errorf("%+v %v: want two 12-hour slots, the last wrapping past midnight", d, err)
 	}
