@@ -336,3 +336,34 @@ func TestPlanNeverMetSLARequestsPerS(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWarnings: the notes say when sweeps were judged against
+// different SLAs (compare's note), when a max load is only a lower bound
+// and when the ladder left the limit unresolved.
+func TestPlanWarnings(t *testing.T) {
+	t.Parallel()
+	a := synth("a", capacity.Concurrency, 8, 2, 700, 0)
+	b := synth("b", capacity.Concurrency, 16, 3, 700, 0)
+	b.Sweep.SLA = capacity.SLA{{Key: "p99_ttft_ms", Op: "<", Value: 900}}
+	b.Sweep.MaxLoadUnderSLA.FirstFailingLoad = nil // every load met it
+	b.Candidate = capacity.CandidateOf("b", "b.json", b.Sweep)
+	c := synth("c", capacity.Concurrency, 8, 2, 700, 0)
+	ff := 32.0
+	c.Sweep.MaxLoadUnderSLA.FirstFailingLoad = &ff
+	d, _ := Profile(Flat, 10, 0)
+	p, err := Make([]Input{a, b, c}, d, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	for _, want := range []string{"the sweeps were judged against different SLAs",
+		"b: its max load under the SLA (16) is a lower bound",
+		"c: its limit lies between 8 (met the SLA) and 32 (failed), unresolved"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "a: ") {
+		t.Errorf("a's limit is resolved (8 passes, 9 fails), yet:\n%s", notes)
+	}
+}
