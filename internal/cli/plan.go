@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ type planOptions struct {
 	demand                  string
 	peakUsers, offPeakUsers float64
 	profile                 string
-	prices                  []float64
+	prices                  string
 	target                  float64
 	minReplicas             int
 	scaleUp, scaleDown      time.Duration
@@ -87,9 +88,9 @@ instead) and the plan is saved as plan-DATE.json in --result-dir, which
 	fs := cmd.Flags()
 	fs.StringVar(&o.demand, "demand", "", "demand CSV: time,users or time,requests_per_s, one line per slot (HH:MM)")
 	fs.Float64Var(&o.peakUsers, "peak-users", 0, "without --demand: the peak's concurrent users, for a day of 24 hourly slots")
-	fs.Float64Var(&o.offPeakUsers, "off-peak-users", -1, "with --profile diurnal: the users at 02:00 (default: a tenth of the peak)")
+	fs.Float64Var(&o.offPeakUsers, "off-peak-users", 0, "with --profile diurnal: the users at 02:00 (default: a tenth of the peak, rounded)")
 	fs.StringVar(&o.profile, "profile", plan.Diurnal, "with --peak-users: diurnal (off-peak 02:00, peak 14:00) or flat")
-	fs.Float64SliceVar(&o.prices, "price-per-hour", nil, "USD per instance-hour: one value for every sweep, or one per sweep in order (default: the sweep's own price)")
+	fs.StringVar(&o.prices, "price-per-hour", "", "USD per instance-hour: one `PRICE` for every sweep, or one per sweep in order, comma-separated (default: the sweep's own price)")
 	fs.Float64Var(&o.target, "target-utilisation", plan.DefaultTargetUtilisation, "plan each replica at this fraction of its max load under the SLA (0-1]")
 	fs.IntVar(&o.minReplicas, "min-replicas", 1, "never fewer replicas than this in any slot")
 	fs.DurationVar(&o.scaleUp, "scale-up-delay", 5*time.Minute, "how long a new replica takes to serve (billed from the order)")
@@ -113,8 +114,12 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	if len(o.prices) > 1 && len(o.prices) != len(args) {
-		return usageErrorf("--price-per-hour: %d values for %d sweeps (give one for all, or one per sweep)", len(o.prices), len(args))
+	prices, err := parsePrices(o.prices)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if len(prices) > 1 && len(prices) != len(args) {
+		return usageErrorf("--price-per-hour: %d values for %d sweeps (give one for all, or one per sweep)", len(prices), len(args))
 	}
 	files := make([]*report.SweepFile, len(args))
 	for i, p := range args {
@@ -125,10 +130,7 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 		if err != nil {
 			return &UsageError{Err: err}
 		}
-		if price, ok := o.price(i); ok {
-			if !(price > 0) || math.IsInf(price, 0) {
-				return usageErrorf("--price-per-hour %v: want a price > 0", price)
-			}
+		if price, ok := priceFor(prices, i); ok {
 			count := 1
 			if f.Sweep.Pricing != nil {
 				count = f.Sweep.Pricing.InstanceCount
@@ -175,15 +177,33 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// price is --price-per-hour for sweep i, if given.
-func (o *planOptions) price(i int) (float64, bool) {
-	switch len(o.prices) {
+// parsePrices reads --price-per-hour: comma-separated prices > 0 (""
+// = none).
+func parsePrices(s string) ([]float64, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []float64
+	for item := range strings.SplitSeq(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(item), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("--price-per-hour %q: want a price > 0 in USD per instance-hour", strings.TrimSpace(item))
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// priceFor is the --price-per-hour of sweep i, if given: the only price,
+// or the i-th.
+func priceFor(prices []float64, i int) (float64, bool) {
+	switch len(prices) {
 	case 0:
 		return 0, false
 	case 1:
-		return o.prices[0], true
+		return prices[0], true
 	}
-	return o.prices[i], true
+	return prices[i], true
 }
 
 // readDemand is --demand's curve, or the --peak-users profile.

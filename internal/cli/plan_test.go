@@ -135,6 +135,7 @@ func TestPlanCommandErrors(t *testing.T) {
 		{"bad csv", []string{planSweep, "--demand", badCSV}, "bad.csv line 3: users \"many\" is not a number >= 0"},
 		{"no load under the SLA", []string{never, "--peak-users", "4"}, "no sweep can carry the demand (" + never + ": never meets the SLA at any load tested)"},
 		{"prices per sweep", []string{planSweep, "--peak-users", "4", "--price-per-hour", "1,2"}, "--price-per-hour: 2 values for 1 sweeps"},
+		{"bad price", []string{planSweep, "--peak-users", "4", "--price-per-hour", "2,free"}, `--price-per-hour "free": want a price > 0`},
 		{"utilisation", []string{planSweep, "--peak-users", "4", "--target-utilisation", "0"}, "--target-utilisation 0: want more than 0, at most 1"},
 		{"profile", []string{planSweep, "--peak-users", "4", "--profile", "weekly"}, `--profile "weekly": want diurnal or flat`},
 	}
