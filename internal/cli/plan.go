@@ -154,7 +154,7 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 		for _, c := range p.Candidates {
 			why = append(why, fmt.Sprintf("%s: %s", c.File, c.Reason))
 		}
-		return usageErrorf("no sweep can carry the demand (%s)", strings.Join(why, "; "))
+		return usageErrorf("no sweep can be planned and priced (%s)", strings.Join(why, "; "))
 	}
 	var js bytes.Buffer
 	if err := plan.WriteJSON(&js, p); err != nil {

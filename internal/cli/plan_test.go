@@ -133,7 +133,7 @@ func TestPlanCommandErrors(t *testing.T) {
 		{"no demand", []string{planSweep}, "give the demand: --demand FILE"},
 		{"both demands", []string{planSweep, "--peak-users", "4", "--demand", rpsCSV}, "give --demand or --peak-users, not both"},
 		{"bad csv", []string{planSweep, "--demand", badCSV}, "bad.csv line 3: users \"many\" is not a number >= 0"},
-		{"no load under the SLA", []string{never, "--peak-users", "4"}, "no sweep can carry the demand (" + never + ": never meets the SLA at any load tested)"},
+		{"no load under the SLA", []string{never, "--peak-users", "4"}, "no sweep can be planned and priced (" + never + ": never meets the SLA at any load tested)"},
 		{"prices per sweep", []string{planSweep, "--peak-users", "4", "--price-per-hour", "1,2"}, "--price-per-hour: 2 values for 1 sweeps"},
 		{"bad price", []string{planSweep, "--peak-users", "4", "--price-per-hour", "2,free"}, `--price-per-hour "free": want a price > 0`},
 		{"utilisation", []string{planSweep, "--peak-users", "4", "--target-utilisation", "0"}, "--target-utilisation 0: want more than 0, at most 1"},
@@ -160,5 +160,29 @@ func TestPlanHelp(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("help lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestPlanCommandUnpriced: a sweep without a price cannot be
+// recommended; the error says how to give one, and --price-per-hour does.
+func TestPlanCommandUnpriced(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sweep, _ := os.ReadFile(planSweep)
+	var s map[string]any
+	_ = json.Unmarshal(sweep, &s)
+	delete(s, "pricing")
+	b, _ := json.Marshal(s)
+	unpriced := filepath.Join(dir, "sweep-unpriced.json")
+	if err := os.WriteFile(unpriced, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI(t, "plan", unpriced, "--peak-users", "40", "--result-dir", dir)
+	if code != 2 || !strings.Contains(errs, "not priced (sweep without --price-per-hour or --instance-type)") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	code, out, errs := runCLI(t, "plan", unpriced, "--peak-users", "40", "--price-per-hour", "2", "--result-dir", dir)
+	if code != 0 || !strings.Contains(out, "10,220.00") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
