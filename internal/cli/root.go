@@ -99,6 +99,7 @@ simulator on this machine.`,
 		newMetricsCmd(env),
 		newMergeCmd(env),
 		newCompareCmd(env),
+		newPlanCmd(env),
 		newReportCmd(env),
 	)
 	for _, c := range root.Commands() {

@@ -1,0 +1,95 @@
+package plan
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/capacity"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// defaults is the CLI's default configuration.
+var defaults = Config{TargetUtilisation: 0.8, MinReplicas: 1, ScaleUpDelay: 5 * time.Minute, ScaleDownDelay: 15 * time.Minute}
+
+// readSweep reads a sweep file from testdata as an Input labelled by
+// the sweep's label.
+func readSweep(t *testing.T, name string) Input {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s capacity.Sweep
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return Input{Candidate: capacity.CandidateOf(s.Label, name, &s), Sweep: &s}
+}
+
+// golden compares got with testdata/name, rewriting it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
+	}
+}
+
+// TestPlanRealSweep: the issue's worked example on a real sweep of a
+// server holding 8 streams at $2/h, for a diurnal day peaking at 40
+// users with an off-peak of 4.
+func TestPlanRealSweep(t *testing.T) {
+	t.Parallel()
+	d, err := Profile(Diurnal, 40, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Make([]Input{readSweep(t, "sweep-sim-batch8.json")}, d, defaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.Candidates[0]
+	if *c.MaxLoadUnderSLA != 8 || *c.PlannedLoadPerReplica != 6.4 {
+		t.Errorf("max load %v planned %v, want 8 and 6.4", *c.MaxLoadUnderSLA, *c.PlannedLoadPerReplica)
+	}
+	// ceil(40 / 6.4) = 7 at the peak, ceil(4 / 6.4) = 1 off-peak.
+	if c.PeakReplicas != 7 || c.MinReplicas != 1 || c.Slots[14].Replicas != 7 || c.Slots[2].Replicas != 1 {
+		t.Errorf("peak %d min %d, 14:00 %d, 02:00 %d; want 7, 1, 7, 1", c.PeakReplicas, c.MinReplicas, c.Slots[14].Replicas, c.Slots[2].Replicas)
+	}
+	// 7 × $2 × 730 h.
+	if *c.StaticCostPerMonth != 10220 || !(*c.AutoscaledCostPerMonth < 10220) {
+		t.Errorf("static %v autoscaled %v, want 10220 and less", *c.StaticCostPerMonth, *c.AutoscaledCostPerMonth)
+	}
+	if r := p.Recommendation; r == nil || r.Label != "sim-batch8" || r.PeakReplicas != 7 {
+		t.Errorf("recommendation %+v", r)
+	}
+	if p.HPA.AverageValue != 6.4 || p.HPA.AverageValueInteger != 6 || !strings.Contains(p.HPA.Manifest, `averageValue: "6.4"`) {
+		t.Errorf("hpa %+v", p.HPA)
+	}
+	var js, text bytes.Buffer
+	if err := WriteJSON(&js, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&text, p); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "plan-sim-batch8.json.golden", js.Bytes())
+	golden(t, "plan-sim-batch8.txt.golden", text.Bytes())
+}
