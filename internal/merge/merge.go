@@ -92,6 +92,15 @@ func Merge(inputs []Input) (*Result, error) {
 	res.Worker.Index, res.Worker.Merged, res.Worker.Clock = 0, true, nil
 	res.Params.DurationS, res.Params.Interrupted, res.Params.Unfinished = 0, false, false
 	res.Params.RPSChangeEvents = nil
+	var seen record.Indices
+	for i := range inputs {
+		in := &inputs[i]
+		for j := range in.Records {
+			if prev, dup := seen.Add(in.Records[j].Index, i); dup {
+				return nil, fmt.Errorf("request %d is in the records of %s and %s: the workers did not split one workload", in.Records[j].Index, inputs[prev].Name, in.Name)
+			}
+		}
+	}
 	for i := range inputs {
 		in := &inputs[i]
 		off := time.Duration(in.Header.Start.UnixNano - a0).Seconds()
@@ -112,11 +121,6 @@ func Merge(inputs []Input) (*Result, error) {
 	res.Unsynced, res.ClockBound = clocks(inputs)
 	slices.Sort(res.Unfinished)
 	slices.SortStableFunc(res.Records, func(a, b record.Record) int { return cmp.Compare(a.Index, b.Index) })
-	for i := 1; i < len(res.Records); i++ {
-		if res.Records[i].Index == res.Records[i-1].Index {
-			return nil, fmt.Errorf("request %d is in the records of two workers: the workers did not split one workload", res.Records[i].Index)
-		}
-	}
 	return res, nil
 }
 
