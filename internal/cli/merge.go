@@ -268,27 +268,21 @@ func firstLine(path string) ([]byte, error) {
 // file: header with the merged worker block and the earliest anchor, the
 // records, the closing line with the merged params.
 func writeMergedRecords(path string, m *merge.Result) error {
-	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	anchor, worker := m.Anchor, m.Worker
+	err := writeUserFile(path, func(w io.Writer) error {
+		s, err := record.NewStream(w, record.Header{Params: m.Params, Start: &anchor, Worker: &worker})
+		if err != nil {
+			return err
+		}
+		for i := range m.Records {
+			if err := s.Add(&m.Records[i]); err != nil {
+				break // kept by the stream and returned by Close
+			}
+		}
+		return s.Close(&m.Params, 0)
+	})
 	if err != nil {
 		return fmt.Errorf("merged records: %w", err)
-	}
-	anchor, worker := m.Anchor, m.Worker
-	s, err := record.NewStream(fh, record.Header{Params: m.Params, Start: &anchor, Worker: &worker})
-	if err != nil {
-		fh.Close()
-		return fmt.Errorf("merged records %s: %w", path, err)
-	}
-	for i := range m.Records {
-		if err := s.Add(&m.Records[i]); err != nil {
-			break // kept by the stream and returned by Close
-		}
-	}
-	err = s.Close(&m.Params, 0)
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("merged records %s: %w", path, err)
 	}
 	return nil
 }

@@ -47,10 +47,6 @@ func (o *runOptions) openRecords(plan *bench.Plan) (*recordsOut, error) {
 	return rec, nil
 }
 
-// wrapRecordsFile, when set (tests only), stands between the records
-// stream and its file: a writer that fails plays a full disk.
-var wrapRecordsFile func(io.Writer) io.Writer
-
 // open creates the file and writes the header; bench.Execute calls it
 // just before dispatch. The header goes to a temporary file in the same
 // folder that is then renamed over the path, so an existing file is
@@ -76,8 +72,8 @@ func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
 		return nil, fmt.Errorf("records file: %w", err)
 	}
 	var w io.Writer = fh
-	if wrapRecordsFile != nil {
-		w = wrapRecordsFile(fh)
+	if wrapFileWriter != nil {
+		w = wrapFileWriter(fh)
 	}
 	s, err := record.NewStream(w, h)
 	if err == nil {

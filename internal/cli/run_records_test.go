@@ -169,8 +169,8 @@ func TestRunRecordsFullDisk(t *testing.T) {
 	srv := startSim(t, nil)
 	for _, ok := range []int{0, 1} {
 		t.Run(fmt.Sprintf("%d writes pass", ok), func(t *testing.T) {
-			wrapRecordsFile = func(w io.Writer) io.Writer { return &fullDisk{w: w, ok: ok} }
-			t.Cleanup(func() { wrapRecordsFile = nil })
+			wrapFileWriter = func(w io.Writer) io.Writer { return &fullDisk{w: w, ok: ok} }
+			t.Cleanup(func() { wrapFileWriter = nil })
 			dir := t.TempDir()
 			path := filepath.Join(dir, "r.records.jsonl")
 			code, out, errs := runCLI(t, "run", "--base-url", srv.URL, "--model", "llmbench-sim", "--num-prompts", "4",
