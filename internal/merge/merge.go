@@ -105,6 +105,11 @@ func Merge(inputs []Input) (*Result, error) {
 		in := &inputs[i]
 		off := time.Duration(in.Header.Start.UnixNano - a0).Seconds()
 		res.Params.DurationS = max(res.Params.DurationS, off+in.Params.DurationS)
+		// Workers carry the run's num_prompts; one inferred from a
+		// worker's own records (a file without it) covers only its share.
+		if n := in.Params.NumPrompts; n != nil && (res.Params.NumPrompts == nil || *n > *res.Params.NumPrompts) {
+			res.Params.NumPrompts = n
+		}
 		res.Params.Interrupted = res.Params.Interrupted || in.Params.Interrupted
 		if in.Params.Unfinished {
 			res.Unfinished = append(res.Unfinished, in.Header.Worker.Index)

@@ -233,6 +233,18 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 		// in dispatch order, as a run hands them over.
 		slices.SortStableFunc(recs, func(a, b Record) int { return cmp.Compare(a.Index, b.Index) })
 	}
+	if p.NumPrompts == nil {
+		// Absent (a hand-written file): at least every open-loop request
+		// recorded, so that a file written from what was read declares a
+		// num_prompts its records fit (lineChecks).
+		n := len(recs)
+		for i := range recs {
+			if recs[i].User == 0 {
+				n = max(n, recs[i].Index+1)
+			}
+		}
+		p.NumPrompts = &n
+	}
 	if err := fillParams(&p, len(recs)); err != nil {
 		return Params{}, nil, fmt.Errorf("line 1 (header): %w", err)
 	}
