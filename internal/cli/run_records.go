@@ -131,14 +131,19 @@ func (r *recordsOut) finish(p *record.Params, notSent int, errw io.Writer) {
 		// Records past the failure are missing: a cut file under the
 		// final name would read as a complete run.
 		_ = os.Remove(r.path)
-		fmt.Fprintf(errw, "Error: writing the records file %s: %v; the file is removed\n", r.path, r.err)
+		level := "Error"
+		if r.temp {
+			level = "Warning" // only a safety copy of what the result holds
+		}
+		fmt.Fprintf(errw, "%s: writing the records file %s: %v; the file is removed\n", level, r.path, r.err)
 	}
 }
 
-// failed is the error that fails the run when the records file could not
-// be written (nil when it was, or when there is none).
+// failed is the error that fails the run when the records file asked for
+// could not be written (nil when it was, or when there is none, or when
+// it was only the temporary copy kept until the result is saved).
 func (r *recordsOut) failed() error {
-	if r.err == nil {
+	if r.err == nil || r.temp {
 		return nil
 	}
 	return fmt.Errorf("the records file %s could not be written (%v): the run's figures above stand, its records are lost", r.path, r.err)

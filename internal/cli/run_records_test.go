@@ -187,6 +187,20 @@ func TestRunRecordsFullDisk(t *testing.T) {
 			leftovers(t, dir, 0)
 		})
 	}
+	// With --save-result alone the records go to a temporary copy, removed
+	// once the result is saved: losing it loses nothing, and the run says
+	// so without failing.
+	t.Run("the temporary copy", func(t *testing.T) {
+		wrapFileWriter = func(w io.Writer) io.Writer { return &fullDisk{w: w, ok: 1} }
+		t.Cleanup(func() { wrapFileWriter = nil })
+		dir := t.TempDir()
+		code, out, errs := runCLI(t, "run", "--base-url", srv.URL, "--model", "llmbench-sim", "--num-prompts", "4",
+			"--random-input-len", "8", "--random-output-len", "4", "--disable-tqdm", "--save-result", "--result-dir", dir, "--result-filename", "r.json")
+		if code != 0 || !strings.Contains(errs, "Warning: writing the records file") {
+			t.Errorf("exit %d\n%s\n%s", code, out, errs)
+		}
+		leftovers(t, dir, 1) // r.json
+	})
 }
 
 // TestRunStoppedEarlyKeepsRecords: a run stopped early (its first
