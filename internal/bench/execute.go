@@ -211,6 +211,7 @@ func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
 		r.TokenizerCount = p.Tokenizer.CountTokens(r.GeneratedText)
 		r.OutputTokensSource = record.SourceTokenizer
 	}
+	redactAnswer(p.Backend, r) // after the count: the text as the server sent it
 	r.Worker = p.Worker
 	if o.Stream != nil && o.StreamErr == nil {
 		o.StreamErr = o.Stream.Add(r)

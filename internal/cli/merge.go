@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,6 +65,9 @@ See docs/distributed.md.`,
 // runMerge reads, merges, prints the table and writes the outputs.
 func runMerge(env *Env, args []string, output, saveRecords string) error {
 	sweeps, err := sweepFiles(args)
+	if err == nil {
+		sweeps, err = uniqueFiles(sweeps)
+	}
 	if err != nil || len(sweeps) > 0 {
 		if err == nil && saveRecords != "" {
 			err = usageErrorf("--save-records merges one run; a sweep's merged steps are saved beside -o")
@@ -76,6 +80,14 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	files, err := mergeFiles(args)
 	if err != nil {
 		return err
+	}
+	for i, a := range files {
+		if files[i], err = mergeRecordsPath(a); err != nil {
+			return &UsageError{Err: err}
+		}
+	}
+	if files, err = uniqueFiles(files); err != nil {
+		return &UsageError{Err: err}
 	}
 	inputs := make([]merge.Input, 0, len(files))
 	for _, a := range files {
@@ -178,22 +190,47 @@ func mergeFiles(args []string) ([]string, error) {
 	return files, nil
 }
 
-// readMergeInput reads one worker's records: the file itself when it is
-// a records file, else the records file saved beside a result JSON
-// (NAME.json -> NAME.records.jsonl). A result without one is a summary
-// that cannot be merged.
-func readMergeInput(path string) (*merge.Input, error) {
+// mergeRecordsPath is where one worker's records are: the file itself
+// when it is a records file, else the records file saved beside a result
+// JSON (NAME.json -> NAME.records.jsonl). A result without one is a
+// summary that cannot be merged.
+func mergeRecordsPath(path string) (string, error) {
 	first, err := firstLine(path)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	recPath := path
-	if !bytes.Contains(first, []byte(`"llmbench_records"`)) {
-		recPath = strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
-		if _, err := os.Stat(recPath); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s is a summary without per-request records (no %s): run the workers with --save-detailed or --save-records and merge those", path, filepath.Base(recPath))
+	if bytes.Contains(first, []byte(`"llmbench_records"`)) {
+		return path, nil
+	}
+	recPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
+	if _, err := os.Stat(recPath); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s is a summary without per-request records (no %s): run the workers with --save-detailed or --save-records and merge those", path, filepath.Base(recPath))
+	}
+	return recPath, nil
+}
+
+// uniqueFiles drops the paths that name a file listed before them (the
+// same path again, a link to it): one file is one worker's share, and
+// "llmbench merge w*/*" lists a result JSON beside its own records file.
+func uniqueFiles(paths []string) ([]string, error) {
+	out := paths[:0:0]
+	var seen []os.FileInfo
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
 		}
+		if slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, st) }) {
+			continue
+		}
+		seen = append(seen, st)
+		out = append(out, p)
 	}
+	return out, nil
+}
+
+// readMergeInput reads one worker's records file.
+func readMergeInput(recPath string) (*merge.Input, error) {
 	f, err := os.Open(recPath)
 	if err != nil {
 		return nil, err
@@ -231,27 +268,21 @@ func firstLine(path string) ([]byte, error) {
 // file: header with the merged worker block and the earliest anchor, the
 // records, the closing line with the merged params.
 func writeMergedRecords(path string, m *merge.Result) error {
-	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	anchor, worker := m.Anchor, m.Worker
+	err := writeUserFile(path, func(w io.Writer) error {
+		s, err := record.NewStream(w, record.Header{Params: m.Params, Start: &anchor, Worker: &worker})
+		if err != nil {
+			return err
+		}
+		for i := range m.Records {
+			if err := s.Add(&m.Records[i]); err != nil {
+				break // kept by the stream and returned by Close
+			}
+		}
+		return s.Close(&m.Params, 0)
+	})
 	if err != nil {
 		return fmt.Errorf("merged records: %w", err)
-	}
-	anchor, worker := m.Anchor, m.Worker
-	s, err := record.NewStream(fh, record.Header{Params: m.Params, Start: &anchor, Worker: &worker})
-	if err != nil {
-		fh.Close()
-		return fmt.Errorf("merged records %s: %w", path, err)
-	}
-	for i := range m.Records {
-		if err := s.Add(&m.Records[i]); err != nil {
-			break // kept by the stream and returned by Close
-		}
-	}
-	err = s.Close(&m.Params, 0)
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("merged records %s: %w", path, err)
 	}
 	return nil
 }

@@ -315,6 +315,10 @@ func TestMergeRefusals(t *testing.T) {
 	if err := os.WriteFile(summary, []byte(`{"date": "20260101-000000", "completed": 1}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	a0copy := filepath.Join(dir, "copy-of-a0.records.jsonl")
+	if b, err := os.ReadFile(a0); err != nil || os.WriteFile(a0copy, b, 0o600) != nil {
+		t.Fatal(err)
+	}
 	single := filepath.Join(dir, "single.records.jsonl")
 	var buf bytes.Buffer
 	if err := record.WriteJSONLines(&buf, record.Params{DurationS: 1}, []record.Record{{Success: true, TTFT: 0.1, Latency: 0.1}}); err != nil {
@@ -331,7 +335,7 @@ func TestMergeRefusals(t *testing.T) {
 		{"a summary without per-request records", []string{a0, summary}, "summary without per-request records"},
 		{"results of different runs", []string{a0, b1}, "results from different runs"},
 		{"a missing worker", []string{a0}, "worker 1 of 0..1 missing"},
-		{"a duplicate worker", []string{a0, a1, a0}, "worker 0 appears twice"},
+		{"a duplicate worker", []string{a0, a1, a0copy}, "worker 0 appears twice"},
 		{"a single-process run", []string{a0, single}, "not a worker's records"},
 	} {
 		code, out, errs := runCLI(t, append([]string{"merge", "-o", filepath.Join(dir, "m.json")}, tc.args...)...)
@@ -344,6 +348,21 @@ func TestMergeRefusals(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "merge", a0, a1, "-o", filepath.Join(dir, "ok.json")); code != 0 {
 		t.Errorf("the complete set: exit %d: %s", code, errs)
+	}
+	// One file named twice is one worker: the same path again, a link to
+	// it, or a result JSON beside its own records file (as "llmbench merge
+	// w*/*" lists them).
+	a0json, a0link := filepath.Join(dir, "a0.json"), filepath.Join(dir, "link-to-a0.records.jsonl")
+	if err := os.WriteFile(a0json, []byte(`{"date": "20260101-000000", "completed": 1}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(a0, a0link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{a0, a1, a0}, {a0json, a0, a1}, {a0link, a1, a0}} {
+		if code, out, errs := runCLI(t, append([]string{"merge"}, args...)...); code != 0 || !strings.Contains(out, "Successful requests:                     2") {
+			t.Errorf("merge %v: exit %d: %s %s", args, code, out, errs)
+		}
 	}
 	// A folder stands for the worker records files in it (named as workers
 	// name them by default); one without any is refused.

@@ -145,7 +145,7 @@ func (o *metricsOptions) override(cmd *cobra.Command, p *record.Params) error {
 func noteUnfinished(w io.Writer, p *record.Params, n int) {
 	switch {
 	case p.Unfinished:
-		fmt.Fprintf(w, "Note: the run did not finish (killed or crashed: the records file has no closing line): the figures cover the %d requests it recorded, and the duration (%.2f s) is estimated from their end times\n", n, p.DurationS)
+		fmt.Fprintf(w, "Note: the run did not finish (stopped early, killed or crashed: the records file has no closing line): the figures cover the %d requests it recorded, and the duration (%.2f s) is estimated from their end times\n", n, p.DurationS)
 	case p.Interrupted:
 		fmt.Fprintln(w, "Note: this run was interrupted (Ctrl-C): the figures cover only the requests it finished")
 	}

@@ -238,6 +238,12 @@ func TestMetricsBadInput(t *testing.T) {
 	typo := write("typo.json", `{"params":{"duration_s":1,"goodputs":{"ttft":1}},"requests":[]}`)
 	badMetricParam := write("badmetric.json", `{"params":{"duration_s":1,"percentile_metrics":"ttft,latency"},"requests":[]}`)
 	good := mcInput("basic_stream")
+	const hdr = `{"llmbench_records":1,"params":{"duration_s":1,"num_prompts":50}}` + "\n"
+	const rec0 = `{"index":0,"success":true,"prompt_len":1,"output_tokens":2,"ttft":0.1,"itl":[0.1],"latency":0.2,"start_time":0}` + "\n"
+	emptyObject := write("empty.jsonl", hdr+rec0+"{}\n")
+	joined := write("joined.jsonl", hdr+rec0+hdr)
+	duplicated := write("dup.jsonl", hdr+rec0+rec0)
+	infinite := write("inf.jsonl", hdr+`{"index":0,"success":true,"prompt_len":1,"output_tokens":3,"ttft":0.1,"itl":[1e308,1e308],"latency":0.2,"start_time":0}`+"\n")
 
 	tests := []struct {
 		name string
@@ -247,6 +253,10 @@ func TestMetricsBadInput(t *testing.T) {
 		{"missing file", []string{"metrics", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"invalid JSON names line and column", []string{"metrics", badJSON}, "invalid JSON at line 4, column 20"},
 		{"invalid JSON-lines names the line", []string{"metrics", badLine}, "line 3: invalid JSON"},
+		{"an empty object is no request", []string{"metrics", emptyObject}, `line 3: not a request's record`},
+		{"another run's header", []string{"metrics", joined}, "line 3: a records header in the middle of the file"},
+		{"a duplicated line", []string{"metrics", duplicated}, "line 3: record 0: request 0 is already recorded on line 2"},
+		{"ITLs summing past float64", []string{"metrics", infinite, "--format", "json"}, "line 2: record 0: itl[0] is 1e+308 s, more than 1e+12 s"},
 		{"negative ttft", []string{"metrics", negTTFT}, "requests[0]: ttft is negative (-0.5)"},
 		{"missing duration", []string{"metrics", noDuration}, "duration_s must be a positive number"},
 		{"not a records file", []string{"metrics", notRecords}, `no "requests" array`},

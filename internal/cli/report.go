@@ -3,7 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -77,7 +77,7 @@ terminal over SSH); it goes to standard output unless -o is given.`,
 				_, err := env.Stdout.Write(buf.Bytes())
 				return err
 			}
-			if err := os.WriteFile(out, buf.Bytes(), 0o644); err != nil {
+			if err := writeUserFile(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "Report written to %s\n", out)

@@ -47,11 +47,23 @@ func TestReportBadInput(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"steps": [{"no_load": 1}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Finite ITLs whose milliseconds overflow: the histogram panicked.
+	huge := filepath.Join(dir, "huge.records.jsonl")
+	if err := os.WriteFile(huge, []byte(`{"llmbench_records":1,"params":{"duration_s":10,"tokenizer":"none"}}`+"\n"+
+		`{"index":0,"success":true,"prompt_len":1,"output_tokens":3,"ttft":0.1,"itl":[0.001,1.7e308],"latency":0.5,"start_time":0}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hugeResult := filepath.Join(dir, "huge.json")
+	if err := os.WriteFile(hugeResult, []byte(`{"date": "20260101-000000", "duration": 10.0, "completed": 1, "ttfts": [0.1], "itls": [[0.001, 1.7e308]], "errors": [""]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"a time past float64's milliseconds", []string{"report", huge, "--format", "text", "-o", "-"}, "itl[1] is 1.7e+308 s, more than 1e+12 s"},
+		{"the same in a result's arrays", []string{"report", hugeResult, "--format", "text", "-o", "-"}, "request 0 of the per-request arrays: latency is 1.7e+308 s, more than 1e+12 s"},
 		{"no files", []string{"report"}, "want one or more result, records or sweep files"},
 		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, "no such file"},
 		{"broken sweep", []string{"report", bad}, "no numeric load"},

@@ -384,6 +384,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	}
 	outcome, err := o.execute(ctx, plan, ui, rec)
 	if err != nil {
+		rec.abandon(ui.errw) // keep the records of a run stopped early
 		return err
 	}
 	sum, err := bench.Summarize(plan, outcome)
@@ -402,6 +403,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		return err
 	}
 	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
+		return err
+	}
+	if err := rec.failed(); err != nil {
 		return err
 	}
 	return o.exitPolicy(outcome, sum.Metrics)

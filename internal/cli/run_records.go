@@ -48,12 +48,18 @@ func (o *runOptions) openRecords(plan *bench.Plan) (*recordsOut, error) {
 }
 
 // open creates the file and writes the header; bench.Execute calls it
-// just before dispatch. Mode 0600: records may hold server text.
+// just before dispatch. The header goes to a temporary file in the same
+// folder that is then renamed over the path, so an existing file is
+// replaced whole, mode included (record.FileMode, 0600: records hold
+// server text), and a symlink at the path is replaced, never written
+// through. The records then stream to the final name, where a killed run
+// leaves them (docs/records.md).
 func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
 	if r.path == "" {
 		return nil, nil
 	}
-	if dir := filepath.Dir(r.path); dir != "." {
+	dir := filepath.Dir(r.path)
+	if dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("records file: %w", err)
 		}
@@ -61,13 +67,27 @@ func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
 	if r.worker != nil {
 		h.Worker = r.worker()
 	}
-	fh, err := os.OpenFile(r.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	fh, err := os.CreateTemp(dir, "."+filepath.Base(r.path)+".*.tmp")
 	if err != nil {
 		return nil, fmt.Errorf("records file: %w", err)
 	}
-	s, err := record.NewStream(fh, h)
+	var w io.Writer = fh
+	if wrapFileWriter != nil {
+		w = wrapFileWriter(fh)
+	}
+	s, err := record.NewStream(w, h)
+	if err == nil {
+		err = fh.Chmod(record.FileMode)
+		if err == nil {
+			err = os.Rename(fh.Name(), r.path)
+		}
+		if err != nil {
+			_ = s.Close(nil, 0)
+		}
+	}
 	if err != nil {
 		fh.Close()
+		_ = os.Remove(fh.Name())
 		return nil, fmt.Errorf("records file %s: %w", r.path, err)
 	}
 	r.fh, r.s = fh, s
@@ -75,21 +95,58 @@ func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
 }
 
 // close writes the closing line with the final params and closes the
-// file; a failure is reported on errw (the result may still be saved).
+// file; a failure is reported on errw and by failed.
 func (r *recordsOut) close(o *bench.Outcome, p *record.Params, errw io.Writer) {
 	if r.s == nil {
 		return
 	}
 	r.err = o.StreamErr
-	if err := r.s.Close(p, o.NotSent); r.err == nil {
+	r.finish(p, o.NotSent, errw)
+}
+
+// abandon flushes the records of a run that stopped without an outcome
+// (stopped early: the first requests all failed as a misconfiguration
+// fails) and closes the file without its closing line: those failures
+// are what explains the stop, and the file reads back as a run that did
+// not finish.
+func (r *recordsOut) abandon(errw io.Writer) {
+	if r.s == nil {
+		return
+	}
+	r.finish(nil, 0, errw)
+}
+
+func (r *recordsOut) finish(p *record.Params, notSent int, errw io.Writer) {
+	if err := r.s.Close(p, notSent); r.err == nil {
 		r.err = err
+	}
+	if r.err == nil {
+		r.err = r.fh.Sync() // a full disk may say so only now
 	}
 	if err := r.fh.Close(); r.err == nil {
 		r.err = err
 	}
+	r.s = nil
 	if r.err != nil {
-		fmt.Fprintf(errw, "Warning: writing the records file %s: %v\n", r.path, r.err)
+		// Records past the failure are missing: a cut file under the
+		// final name would read as a complete run.
+		_ = os.Remove(r.path)
+		level := "Error"
+		if r.temp {
+			level = "Warning" // only a safety copy of what the result holds
+		}
+		fmt.Fprintf(errw, "%s: writing the records file %s: %v; the file is removed\n", level, r.path, r.err)
 	}
+}
+
+// failed is the error that fails the run when the records file asked for
+// could not be written (nil when it was, or when there is none, or when
+// it was only the temporary copy kept until the result is saved).
+func (r *recordsOut) failed() error {
+	if r.err == nil || r.temp {
+		return nil
+	}
+	return fmt.Errorf("the records file %s could not be written (%v): the run's figures above stand, its records are lost", r.path, r.err)
 }
 
 // removeTemp deletes a temporary records file once the result holding

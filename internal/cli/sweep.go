@@ -390,19 +390,7 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 }
 
 // writeFileWith writes a file through a temporary name in the same folder
-// and renames it into place, so no reader sees half a file.
+// and renames it into place, so no reader sees half a file (writeUserFile).
 func writeFileWith(path string, write func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeUserFile(path, write)
 }

@@ -3,6 +3,8 @@ package htmlreport
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/llmbench/llmbench/internal/record"
 )
 
 // fromArrays builds Requests from a result's --save-detailed arrays
@@ -48,6 +50,12 @@ func fromArrays(v map[string]any) ([]Request, error) {
 		} else {
 			q.ErrorClass = "unclassified"
 			q.OutputLen = 0
+		}
+		// The records' own bounds: a time past record.MaxSeconds overflows
+		// the charts' milliseconds (the histogram panicked).
+		r := record.Record{TTFT: q.TTFT, ITL: itl, Latency: q.E2EL, StartTime: q.Start}
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("request %d of the per-request arrays: %w", i, err)
 		}
 		reqs[i] = q
 	}

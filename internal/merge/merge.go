@@ -92,10 +92,24 @@ func Merge(inputs []Input) (*Result, error) {
 	res.Worker.Index, res.Worker.Merged, res.Worker.Clock = 0, true, nil
 	res.Params.DurationS, res.Params.Interrupted, res.Params.Unfinished = 0, false, false
 	res.Params.RPSChangeEvents = nil
+	var seen record.Indices
+	for i := range inputs {
+		in := &inputs[i]
+		for j := range in.Records {
+			if prev, dup := seen.Add(in.Records[j].Index, i); dup {
+				return nil, fmt.Errorf("request %d is in the records of %s and %s: the workers did not split one workload", in.Records[j].Index, inputs[prev].Name, in.Name)
+			}
+		}
+	}
 	for i := range inputs {
 		in := &inputs[i]
 		off := time.Duration(in.Header.Start.UnixNano - a0).Seconds()
 		res.Params.DurationS = max(res.Params.DurationS, off+in.Params.DurationS)
+		// Workers carry the run's num_prompts; one inferred from a
+		// worker's own records (a file without it) covers only its share.
+		if n := in.Params.NumPrompts; n != nil && (res.Params.NumPrompts == nil || *n > *res.Params.NumPrompts) {
+			res.Params.NumPrompts = n
+		}
 		res.Params.Interrupted = res.Params.Interrupted || in.Params.Interrupted
 		if in.Params.Unfinished {
 			res.Unfinished = append(res.Unfinished, in.Header.Worker.Index)
@@ -112,11 +126,6 @@ func Merge(inputs []Input) (*Result, error) {
 	res.Unsynced, res.ClockBound = clocks(inputs)
 	slices.Sort(res.Unfinished)
 	slices.SortStableFunc(res.Records, func(a, b record.Record) int { return cmp.Compare(a.Index, b.Index) })
-	for i := 1; i < len(res.Records); i++ {
-		if res.Records[i].Index == res.Records[i-1].Index {
-			return nil, fmt.Errorf("request %d is in the records of two workers: the workers did not split one workload", res.Records[i].Index)
-		}
-	}
 	return res, nil
 }
 

@@ -77,7 +77,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"a duplicate worker", []Input{worker(0, 2, 0, 1, 0), worker(0, 2, 0, 1, 2)}, "worker 0 appears twice"},
 		{"a single-process file", []Input{worker(0, 2, 0, 1, 0), single}, "not a worker's records"},
 		{"no anchor", []Input{worker(0, 2, 0, 1, 0), noAnchor}, "no wall-clock anchor"},
-		{"overlapping shares", []Input{worker(0, 2, 0, 1, 0), worker(1, 2, 0, 1, 0)}, "two workers"},
+		{"overlapping shares", []Input{worker(0, 2, 0, 1, 0), worker(1, 2, 0, 1, 0)}, "request 0 is in the records of w0 and w1"},
 		{"nothing", nil, "no inputs"},
 	} {
 		_, err := Merge(tc.in)

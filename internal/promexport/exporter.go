@@ -256,6 +256,14 @@ func (e *Exporter) phase(name string) *phaseSet {
 		lag:       e.lag.WithLabelValues(name),
 		errors:    map[string]prometheus.Counter{},
 	}
+	// Every known error class from zero (Prometheus' advice for label
+	// values known in advance): a series that appears only with the first
+	// error leaves a dashboard's error panel on "No data" and makes
+	// rate() miss that first error. Backend-specific classes (SageMaker's
+	// exceptions) still appear when first seen.
+	for _, c := range record.Classes {
+		p.errors[c] = e.errors.WithLabelValues(name, c)
+	}
 	e.inFlight.WithLabelValues(name)
 	e.phases[name] = p
 	return p

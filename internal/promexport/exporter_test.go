@@ -258,3 +258,35 @@ func TestMetricNames(t *testing.T) {
 		t.Errorf("MetricNames() = %q\ngathered      %q", got, gathered)
 	}
 }
+
+// TestErrorClassesFromZero: a phase exposes llmbench_request_errors_total
+// at 0 for every known class before its first error, so a dashboard's
+// error panel shows 0, not "No data".
+func TestErrorClassesFromZero(t *testing.T) {
+	t.Parallel()
+	e := New(Config{RunID: "r1"})
+	ok := records()[0]
+	e.OnDone(PhaseMain)(&ok)
+	mfs, err := e.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() != Namespace+"_request_errors_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "error_class" {
+					got[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	for _, c := range record.Classes {
+		if v, ok := got[c]; !ok || v != 0 {
+			t.Errorf("error_class %q: %v (exposed %v), want a series at 0", c, v, ok)
+		}
+	}
+}

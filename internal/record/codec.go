@@ -155,7 +155,7 @@ func Read(r io.Reader) (Params, []Record, Format, error) {
 	if err != nil && err != io.EOF {
 		return Params{}, nil, 0, err
 	}
-	if bytes.Contains(first, []byte(`"llmbench_records"`)) {
+	if bytes.Contains(first, headerKey) {
 		p, recs, err := readJSONLines(first, br)
 		return p, recs, FormatJSONLines, err
 	}
@@ -184,6 +184,10 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 	}
 	var recs []Record
 	var end *End
+	lines := lineChecks{limit: -1}
+	if n := h.Params.NumPrompts; n != nil {
+		lines.limit = *n
+	}
 	for line := 2; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if err != nil && err != io.EOF {
@@ -204,6 +208,9 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 			rec, rerr := readRecordLine(b, err == io.EOF)
 			if rerr == errTornLine {
 				break // the last line of a killed run, cut mid-write
+			}
+			if rerr == nil {
+				rerr = lines.check(&rec, line)
 			}
 			if rerr != nil {
 				return Params{}, nil, fmt.Errorf("line %d: %w", line, rerr)
@@ -226,6 +233,18 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 		// in dispatch order, as a run hands them over.
 		slices.SortStableFunc(recs, func(a, b Record) int { return cmp.Compare(a.Index, b.Index) })
 	}
+	if p.NumPrompts == nil {
+		// Absent (a hand-written file): at least every open-loop request
+		// recorded, so that a file written from what was read declares a
+		// num_prompts its records fit (lineChecks).
+		n := len(recs)
+		for i := range recs {
+			if recs[i].User == 0 {
+				n = max(n, recs[i].Index+1)
+			}
+		}
+		p.NumPrompts = &n
+	}
 	if err := fillParams(&p, len(recs)); err != nil {
 		return Params{}, nil, fmt.Errorf("line 1 (header): %w", err)
 	}
@@ -236,18 +255,65 @@ func readJSONLines(first []byte, br *bufio.Reader) (Params, []Record, error) {
 // write cut off by a kill, not a broken file.
 var errTornLine = errors.New("torn last line")
 
+// recordLine is a record line as decoded. "index" and "success" make a
+// line a request's record, so both must be there: an empty object or
+// another tool's line would otherwise read as a phantom failed request 0.
+type recordLine struct {
+	Record
+	Index   *int  `json:"index"`
+	Success *bool `json:"success"`
+}
+
 func readRecordLine(b []byte, last bool) (Record, error) {
-	var rec Record
-	if uerr := unmarshalLine(b, &rec, false); uerr != nil {
+	var l recordLine
+	if uerr := unmarshalLine(b, &l, true); uerr != nil {
 		if last && !bytes.HasSuffix(b, []byte("\n")) {
-			return rec, errTornLine
+			return Record{}, errTornLine
 		}
-		return rec, uerr
+		if bytes.Contains(b, headerKey) && unmarshalLine(b, &Header{}, true) == nil {
+			return Record{}, errors.New("a records header in the middle of the file: two runs' records joined into one file?")
+		}
+		return Record{}, uerr
 	}
+	if l.Index == nil || l.Success == nil {
+		return Record{}, errors.New(`not a request's record: "index" and "success" are required`)
+	}
+	rec := l.Record
+	rec.Index, rec.Success = *l.Index, *l.Success
 	if verr := rec.Validate(); verr != nil {
 		return rec, fmt.Errorf("record %d: %w", rec.Index, verr)
 	}
 	return rec, nil
+}
+
+// headerKey marks a header line.
+var headerKey = []byte(`"llmbench_records"`)
+
+// lineChecks refuses record lines that cannot belong to the file's run:
+// a request recorded twice (a line duplicated, or files concatenated)
+// and an index outside the run's plan.
+type lineChecks struct {
+	seen Indices
+	// limit is num_prompts from the header; -1 when absent.
+	limit int
+}
+
+func (c *lineChecks) check(r *Record, line int) error {
+	switch {
+	case r.Index < 0:
+		return fmt.Errorf("record %d: the request index is negative", r.Index)
+	// An open-loop run numbers its requests 0..num_prompts-1 (workers of
+	// a distributed run too: they keep the plan's indices). A closed-loop
+	// run (records carry a user) bounded by --duration cycles its prompts
+	// and numbers requests past num_prompts, so only open-loop records are
+	// held to the bound.
+	case c.limit >= 0 && r.Index >= c.limit && r.User == 0:
+		return fmt.Errorf("record %d: the request index is outside the run's 0..%d (num_prompts %d)", r.Index, c.limit-1, c.limit)
+	}
+	if prev, dup := c.seen.Add(r.Index, line); dup {
+		return fmt.Errorf("record %d: request %d is already recorded on line %d (a duplicated line, or two files joined?)", r.Index, r.Index, prev)
+	}
+	return nil
 }
 
 // markUnfinished fills what a file without its closing line lacks: the
@@ -263,7 +329,18 @@ func markUnfinished(p *Params, recs []Record) {
 	for i := range recs {
 		p.DurationS = max(p.DurationS, recs[i].End())
 	}
+	if p.DurationS <= 0 {
+		// Killed before its first record (or its records all ended at the
+		// origin): nothing ran, which a run reports with the same stand-in
+		// (bench.FinalParams), so metrics stay defined: zero requests.
+		p.DurationS = NothingRanS
+	}
 }
+
+// NothingRanS is the duration, in seconds, of a run in which nothing ran
+// (stopped or killed before any request ended): tiny and positive, so
+// that every throughput is a defined 0.
+const NothingRanS = 1e-9
 
 // unmarshalLine decodes one JSON value and rewrites decoding errors into
 // one line that names the byte offset within the line.
@@ -299,7 +376,8 @@ func describeJSONError(err error, data []byte) error {
 	case errors.As(err, &syn):
 		return fmt.Errorf("invalid JSON at %s: %v", where(syn.Offset), syn)
 	case errors.As(err, &typ):
-		field := typ.Field
+		// A record line decodes through recordLine, which embeds Record.
+		field := strings.TrimPrefix(typ.Field, "Record.")
 		if field == "" {
 			field = "value"
 		}

@@ -109,6 +109,16 @@ func TestReadErrors(t *testing.T) {
 		{"JSON-lines two values on a line", hdr + good[:len(good)-1] + good, "line 2: invalid JSON at byte"},
 		{"JSON-lines stray bracket after the record", hdr + good[:len(good)-1] + "]\n", "line 2: invalid JSON at byte"},
 		{"JSON-lines negative time", hdr + `{"index":7,"success":true,"ttft":0.1,"itl":[0.1,-0.2],"latency":1}` + "\n", "line 2: record 7: itl[1] is negative (-0.2)"},
+		{"JSON-lines unknown key", hdr + `{"index":0,"success":true,"bogus":1}` + "\n", `line 2: unknown field "bogus"`},
+		{"JSON-lines empty object", hdr + good + "{}\n", `line 3: not a request's record: "index" and "success" are required`},
+		{"JSON-lines another run's header", hdr + good + hdr + `{"index":1,"success":true}` + "\n", "line 3: a records header in the middle of the file"},
+		{"JSON-lines duplicated line", hdr + good + `{"index":1,"success":true}` + "\n" + good, "line 4: record 0: request 0 is already recorded on line 2"},
+		{"JSON-lines negative index", hdr + `{"index":-1,"success":true}` + "\n", "line 2: record -1: the request index is negative"},
+		{"JSON-lines index past num_prompts", `{"llmbench_records":1,"params":{"duration_s":1,"num_prompts":2}}` + "\n" + `{"index":2,"success":true}` + "\n", "line 2: record 2: the request index is outside the run's 0..1 (num_prompts 2)"},
+		{"JSON-lines ITLs that sum past float64", hdr + `{"index":0,"success":true,"ttft":0.1,"itl":[1e308,1e308],"latency":1}` + "\n", "line 2: record 0: itl[0] is 1e+308 s, more than 1e+12 s: not a measured time"},
+		{"JSON-lines huge start time", hdr + `{"index":0,"success":true,"start_time":-1.7e308}` + "\n", "line 2: record 0: start_time is -1.7e+308 s, more than 1e+12 s from the run's start"},
+		{"JSON-lines huge latency", hdr + `{"index":0,"success":true,"latency":1e300}` + "\n", "line 2: record 0: latency is 1e+300 s"},
+		{"conformance ITLs that sum past float64", `{"params": {"duration_s": 1}, "requests": [{"success": true, "itl": [1.7e308, 1.7e308]}]}`, "requests[0]: itl[0] is 1.7e+308 s"},
 		{"header version", `{"llmbench_records":2,"params":{"duration_s":1}}` + "\n", "version 2 is not supported"},
 		{"header unknown param", `{"llmbench_records":1,"params":{"duration_s":1,"rate":3}}` + "\n", `line 1 (header): unknown field "rate"`},
 		{"header without duration", `{"llmbench_records":1,"params":{}}` + "\n", "line 1 (header): duration_s must be a positive number"},
@@ -184,5 +194,50 @@ func TestWriteFile(t *testing.T) {
 	_, got, _, err := ReadFile(path)
 	if err != nil || len(got) != 1 || got[0].PromptLen != 3 {
 		t.Errorf("read back %+v, %v", got, err)
+	}
+}
+
+// TestReadKeeps: what the line checks must not refuse.
+func TestReadKeeps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		n        int
+	}{
+		// A closed-loop run bounded by --duration cycles its prompts and
+		// numbers requests past num_prompts.
+		{"closed-loop records past num_prompts", `{"llmbench_records":1,"params":{"duration_s":1,"num_prompts":1}}` + "\n" +
+			`{"index":0,"success":true,"user":1}` + "\n" + `{"index":1,"success":true,"user":1}` + "\n", 2},
+		{"the largest time", `{"llmbench_records":1,"params":{"duration_s":1}}` + "\n" + `{"index":0,"success":true,"ttft":1e12,"itl":[1e12],"latency":1e12}` + "\n", 1},
+		{"a torn last line is still dropped", `{"llmbench_records":1,"params":{"duration_s":1}}` + "\n" + `{"index":0,"success":true}` + "\n" + `{"index":1,"succ`, 1},
+		// Killed before its first record: zero requests, not an error.
+		{"header only", `{"llmbench_records":1,"params":{"duration_s":0,"num_prompts":5},"streamed":true}` + "\n", 0},
+		{"header and failures at the origin", `{"llmbench_records":1,"params":{"duration_s":0},"streamed":true}` + "\n" +
+			`{"index":0,"success":false,"error":"refused","error_class":"connection"}` + "\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, recs, _, err := Read(strings.NewReader(tt.in))
+			if err != nil || len(recs) != tt.n {
+				t.Fatalf("read %d records, err %v; want %d records", len(recs), err, tt.n)
+			}
+			if p.DurationS <= 0 {
+				t.Errorf("duration %v", p.DurationS)
+			}
+		})
+	}
+}
+
+func TestIndices(t *testing.T) {
+	t.Parallel()
+	var s Indices
+	for i, idx := range []int{3, 0, 7} {
+		if _, dup := s.Add(idx, i); dup {
+			t.Fatalf("index %d reported twice on first sight", idx)
+		}
+	}
+	if prev, dup := s.Add(0, 9); !dup || prev != 1 {
+		t.Errorf("Add(0) again = %d, %v; want 1, true", prev, dup)
 	}
 }

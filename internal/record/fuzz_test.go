@@ -12,6 +12,8 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte(`{"params":{"duration_s":2,"request_rate":"inf"},"requests":[{"success":true,"output_tokens":null,"itl":[]}]}`))
 	f.Add([]byte(`{"params":{"duration_s":1},"requests":[{"ttft":-1}]}`))
 	f.Add([]byte("\n\n"))
+	// Sparse indices without num_prompts: what is written back must read.
+	f.Add([]byte(`{"llmbench_records":1,"params":{"duration_s":1}}` + "\n" + `{"index":5,"success":true}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, recs, _, err := Read(bytes.NewReader(data))
 		if err != nil {

@@ -12,7 +12,6 @@
 package record
 
 import (
-	"errors"
 	"fmt"
 	"math"
 )
@@ -150,8 +149,17 @@ func (r *Record) End() float64 {
 	return max(end, r.StartTime+r.Latency)
 }
 
+// MaxSeconds is the largest time a record may carry, in seconds (about
+// 31,700 years): no measurement is that long, and with this bound every
+// sum the metrics and reports make of a file's times (a request's ITLs,
+// a mean over millions of requests, milliseconds for charts) stays
+// finite: a sum of finite times can otherwise overflow to +Inf, which
+// JSON cannot hold and charts cannot place.
+const MaxSeconds = 1e12
+
 // Validate reports the first thing that makes r unusable for metrics: a
-// negative or non-finite time, or a negative token count.
+// negative, non-finite or impossibly large time (see MaxSeconds), or a
+// negative token count.
 func (r *Record) Validate() error {
 	check := func(name string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -159,6 +167,9 @@ func (r *Record) Validate() error {
 		}
 		if v < 0 {
 			return fmt.Errorf("%s is negative (%v)", name, v)
+		}
+		if v > MaxSeconds {
+			return fmt.Errorf("%s is %v s, more than %v s: not a measured time", name, v, float64(MaxSeconds))
 		}
 		return nil
 	}
@@ -168,16 +179,29 @@ func (r *Record) Validate() error {
 	if err := check("latency", r.Latency); err != nil {
 		return err
 	}
-	if math.IsNaN(r.StartTime) || math.IsInf(r.StartTime, 0) {
-		return errors.New("start_time is not a finite number")
+	// Times on the run's clock were never required to be positive (nor
+	// the think time, which no figure uses); only their size is bounded.
+	for _, t := range [...]struct {
+		name string
+		v    *float64
+	}{{"start_time", &r.StartTime}, {"intended_time", r.IntendedTime}, {"think_time", &r.ThinkTime}} {
+		if t.v == nil {
+			continue
+		}
+		if math.IsNaN(*t.v) || math.IsInf(*t.v, 0) {
+			return fmt.Errorf("%s is not a finite number", t.name)
+		}
+		if math.Abs(*t.v) > MaxSeconds {
+			return fmt.Errorf("%s is %v s, more than %v s from the run's start: not a measured time", t.name, *t.v, float64(MaxSeconds))
+		}
 	}
 	if err := check("queue_time", r.QueueTime); err != nil {
 		return err
 	}
 	for i, v := range r.ITL {
 		// Test first, name later: formatting the name for every gap
-		// would dominate Summarize on large runs.
-		if v >= 0 && !math.IsInf(v, 1) {
+		// would dominate Summarize on large runs. NaN fails both tests.
+		if v >= 0 && v <= MaxSeconds {
 			continue
 		}
 		if err := check(fmt.Sprintf("itl[%d]", i), v); err != nil {
@@ -212,4 +236,23 @@ func checkCount(name string, n int) error {
 		return fmt.Errorf("%s is %d, more than %d tokens: not a real count", name, n, MaxTokenCount)
 	}
 	return nil
+}
+
+// Indices finds a request recorded twice: within one file (the reader,
+// by line) and across the files of a distributed run (merge, by file).
+// The zero value is empty.
+type Indices struct{ at map[int]int }
+
+// Add notes that request index was seen at where (a line number, an input
+// position); when it was seen before, it returns that earlier where and
+// true, and keeps the first.
+func (s *Indices) Add(index, where int) (int, bool) {
+	if s.at == nil {
+		s.at = make(map[int]int)
+	}
+	if prev, ok := s.at[index]; ok {
+		return prev, true
+	}
+	s.at[index] = where
+	return 0, false
 }

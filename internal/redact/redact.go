@@ -32,9 +32,15 @@ const MinLen = 4
 // Redactor replaces known secrets in text. The zero value knows none; it is
 // safe for concurrent use, Add included.
 type Redactor struct {
-	mu      sync.Mutex
-	secrets []string
-	rep     atomic.Pointer[strings.Replacer]
+	mu    sync.Mutex // serialises Add
+	known atomic.Pointer[known]
+}
+
+// known is what String reads: never changed once stored, so String needs
+// no lock while Add builds the next one.
+type known struct {
+	secrets []string // every form, longest first
+	rep     *strings.Replacer
 }
 
 // New returns a Redactor that knows secrets (see Add).
@@ -50,24 +56,28 @@ func New(secrets ...string) *Redactor {
 func (r *Redactor) Add(secrets ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	n := len(r.secrets)
+	var all []string
+	if k := r.known.Load(); k != nil {
+		all = slices.Clone(k.secrets)
+	}
+	n := len(all)
 	for _, s := range secrets {
 		for _, f := range forms(s) {
-			if len(f) >= MinLen && !slices.Contains(r.secrets, f) {
-				r.secrets = append(r.secrets, f)
+			if len(f) >= MinLen && !slices.Contains(all, f) {
+				all = append(all, f)
 			}
 		}
 	}
-	if len(r.secrets) == n {
+	if len(all) == n {
 		return
 	}
 	// Longest first: a secret that contains another is replaced whole.
-	slices.SortFunc(r.secrets, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*len(r.secrets))
-	for _, s := range r.secrets {
+	slices.SortFunc(all, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(all))
+	for _, s := range all {
 		pairs = append(pairs, s, Mask)
 	}
-	r.rep.Store(strings.NewReplacer(pairs...))
+	r.known.Store(&known{secrets: all, rep: strings.NewReplacer(pairs...)})
 }
 
 // forms lists the ways s may appear in an echo.
@@ -99,66 +109,90 @@ func isWord(s string) bool {
 
 // String returns s with every known secret replaced by Mask, and the
 // start of a secret cut off by an ellipsis ("...", as error messages cut
-// long server text) too.
+// long server text) too. Text without any secret costs a scan per secret
+// form and is returned as is: a run cleans every answer it keeps.
 func (r *Redactor) String(s string) string {
-	if r == nil {
+	if r == nil || s == "" {
 		return s
 	}
-	rep := r.rep.Load()
-	if rep == nil || s == "" {
+	k := r.known.Load()
+	if k == nil {
 		return s
 	}
-	s = rep.Replace(s)
+	// strings.Replacer walks its trie at every byte; a search per secret
+	// is many times faster, and most text holds none
+	// (BenchmarkStringAnswer).
+	for _, sec := range k.secrets {
+		if strings.Contains(s, sec) {
+			s = k.rep.Replace(s)
+			break
+		}
+	}
 	if strings.Contains(s, "...") {
-		r.mu.Lock()
-		secrets := r.secrets
-		r.mu.Unlock()
-		s = cutSecrets(s, secrets)
+		s = cutSecrets(s, k.secrets)
 	}
 	return s
 }
 
 // cutSecrets masks, before each "..." (or `"...`), a tail of at least
-// MinLen bytes that begins a secret.
+// MinLen bytes that begins a secret. It returns s itself when there is
+// none.
 func cutSecrets(s string, secrets []string) string {
 	var b strings.Builder
-	for {
-		i := strings.Index(s, "...")
+	done := 0 // s[:done] is in b
+	for from := 0; ; {
+		i := strings.Index(s[from:], "...")
 		if i < 0 {
-			b.WriteString(s)
-			return b.String()
+			break
 		}
-		head := s[:i]
-		quote := strings.HasSuffix(head, `"`)
-		if quote {
-			head = head[:len(head)-1]
+		i += from
+		start := max(from, done) // the text since the last "..." or mask
+		from = i + 3
+		end := i
+		if end > start && s[end-1] == '"' {
+			end--
 		}
-		head = maskTail(head, secrets)
-		b.WriteString(head)
-		if quote {
-			b.WriteByte('"')
+		head := s[start:end]
+		k := secretTail(head, secrets)
+		if k == 0 {
+			continue
 		}
-		b.WriteString("...")
-		s = s[i+3:]
+		b.Grow(len(s))
+		b.WriteString(s[done : end-k])
+		b.WriteString(Mask)
+		done = end
 	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
-// maskTail replaces the longest tail of head that is a proper prefix of a
-// secret, if it is at least MinLen bytes long.
-func maskTail(head string, secrets []string) string {
+// secretTail is the length of the longest tail of head that is a proper
+// prefix of a secret, if it is at least MinLen bytes long; else 0.
+func secretTail(head string, secrets []string) int {
 	best := 0
 	for _, sec := range secrets {
-		for k := min(len(sec)-1, len(head)); k >= MinLen && k > best; k-- {
-			if strings.HasSuffix(head, sec[:k]) {
-				best = k
+		// A tail of k bytes (MinLen <= k < len(sec)) starts with
+		// sec[:MinLen] within the last len(sec)-1 bytes; the leftmost
+		// such start that runs to the end as a prefix of sec is the
+		// longest.
+		w := head[max(0, len(head)-(len(sec)-1)):]
+		for off := 0; len(w)-off > best && len(w)-off >= MinLen; {
+			j := strings.Index(w[off:], sec[:MinLen])
+			if j < 0 {
 				break
 			}
+			off += j
+			if strings.HasPrefix(sec, w[off:]) {
+				best = len(w) - off
+				break
+			}
+			off++
 		}
 	}
-	if best == 0 {
-		return head
-	}
-	return head[:len(head)-best] + Mask
+	return best
 }
 
 // Error returns err with its message redacted: err itself when no secret

@@ -67,3 +67,39 @@ func TestAddConcurrent(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// BenchmarkStringAnswer: the cost of cleaning one successful answer
+// (about 2 KiB of generated text, ellipses included), once per request.
+func BenchmarkStringAnswer(b *testing.B) {
+	r := New("sk-proj-7f3a9c0d2b11aa", "Bearer sk-proj-7f3a9c0d2b11aa", "tok-91d8e5aa40")
+	text := strings.Repeat(" the quick brown fox jumps over the lazy dog...", 45)
+	for _, tc := range []struct{ name, text string }{
+		{"clean", text},
+		{"echo", text + " sk-proj-7f3a9c0d2b11aa"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.text)))
+			for b.Loop() {
+				_ = r.String(tc.text)
+			}
+		})
+	}
+}
+
+// TestStringEllipses: tails cut by several ellipses in one text, and
+// text that needs nothing, which comes back as is.
+func TestStringEllipses(t *testing.T) {
+	t.Parallel()
+	r := New("sk-live-123456")
+	for _, tc := range []struct{ in, want string }{
+		{"a sk-li... b sk-live-1... c", "a [REDACTED]... b [REDACTED]... c"},
+		{`x "sk-live"... y ... z sk-l...`, `x "[REDACTED]"... y ... z [REDACTED]...`},
+		{"... sk-live-123456 ...", "... [REDACTED] ..."},
+		{"nothing... to hide...", "nothing... to hide..."},
+		{"sk-l......", "[REDACTED]......"},
+	} {
+		if got := r.String(tc.in); got != tc.want {
+			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -345,6 +345,11 @@ func (b *Backend) input(req *backend.Request) (*sagemakerruntime.InvokeEndpointW
 	return in, nil
 }
 
+// Secrets returns the redactor of the run's secrets (custom attributes
+// and every AWS credential used so far), for text from the endpoint kept
+// elsewhere (successful answers, bench).
+func (b *Backend) Secrets() *redact.Redactor { return b.secrets }
+
 // redactFailure removes the run's secrets from what the server put in a
 // failed response: SDK error messages carry the server's message, which may
 // echo the request's headers (signature, security token, custom
