@@ -98,12 +98,12 @@ func TestHostileFramingMatchesNetHTTP(t *testing.T) {
 		{name: "bare-LF head", answer: func(id string, _ int) []piece {
 			all := streamed("HTTP/1.1 200 OK\nContent-Type: text/event-stream\nTransfer-Encoding: chunked\n\n", "", "0\r\n\r\n", id)
 			first := len("HTTP/1.1 200 OK\nContent-Type: text/event-stream\nTransfer-Encoding: chunked\n\n") + len(chunk(sseAnswer(id)[0], ""))
-			return []piece{{b: all[:first]}, {pause: 300 * time.Millisecond, b: all[first:]}}
+			return []piece{{b: all[:first]}, {pause: time.Second, b: all[first:]}}
 		}, want: ok2, served: 2, before: 1},
 		{name: "CRLF head, first event alone", answer: func(id string, _ int) []piece {
 			all := streamed(okHead, "", "0\r\n\r\n", id)
 			first := len(okHead) + len(chunk(sseAnswer(id)[0], ""))
-			return []piece{{b: all[:first]}, {pause: 300 * time.Millisecond, b: all[first:]}}
+			return []piece{{b: all[:first]}, {pause: time.Second, b: all[first:]}}
 		}, want: ok2, served: 2, before: 1},
 		{name: "2 MiB head", answer: func(id string, _ int) []piece {
 			return one(streamed("HTTP/1.1 200 OK\r\n"+padHeaders(2<<20)+"Transfer-Encoding: chunked\r\n\r\n", "", "0\r\n\r\n", id))
@@ -306,7 +306,7 @@ func (s *scriptServer) serve(c net.Conn, tc hostileCase) {
 			if cw, ok := c.(interface{ CloseWrite() error }); ok {
 				_ = cw.CloseWrite()
 			}
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(200 * time.Millisecond)
 			return
 		}
 	}
