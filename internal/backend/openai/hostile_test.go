@@ -302,11 +302,13 @@ func (s *scriptServer) serve(c net.Conn, tc hostileCase) {
 		if tc.early {
 			// The answer and a FIN reach the client before the RST that
 			// closing on an unread body sends, as from a server that
-			// answers and hangs up; the client's write then fails.
+			// answers and hangs up; the client's write then fails. The
+			// pause is net/http's time to read the answer before its
+			// write fails (it uses the answer only if it came first).
 			if cw, ok := c.(interface{ CloseWrite() error }); ok {
 				_ = cw.CloseWrite()
 			}
-			time.Sleep(200 * time.Millisecond)
+			time.Sleep(time.Second)
 			return
 		}
 	}
