@@ -254,14 +254,14 @@ func (o *runOptions) alignPrompts(ctx context.Context, env *Env, ep *endpoint, t
 	tc := &openai.TokenizeClient{BaseURL: o.baseURL(), Model: ep.requestModel, Client: ep.http.HTTPClient(), Header: hdr}
 	// Compare counts first: vLLM's alignment below silently fixes the
 	// random prompts, but the user should know the tokenizers differ.
-	twarn, err := checkServerTokens(ctx, tc, tok, samples, o.f.strictTokens)
+	twarn, silent, err := checkServerTokens(ctx, tc, tok, samples, o.f.strictTokens)
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range twarn {
 		fmt.Fprintln(errw, "Warning:", w)
 	}
-	if dsName != dataset.Random && dsName != dataset.PrefixRepetition {
+	if silent || (dsName != dataset.Random && dsName != dataset.PrefixRepetition) {
 		return samples, nil
 	}
 	aligned, awarn, err := dataset.AlignToServer(ctx, tc, samples)

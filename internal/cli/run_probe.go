@@ -81,6 +81,8 @@ func (o *runOptions) endpointHint(plan *bench.Plan, e *bench.EndpointError) stri
 	switch {
 	case e.Class == record.ErrConnection:
 		return fmt.Sprintf(" — is the server at %s running? check --base-url (or --host/--port)", redactURL(o.baseURL()))
+	case e.Class == record.ErrMalformedStream: // it answers, in a framing or format llmbench cannot read
+		return fmt.Sprintf(" — %s answers with a stream that is not HTTP/1.1 OpenAI SSE: check that it is an OpenAI-compatible server and --backend", where)
 	case e.Status == http.StatusNotFound:
 		return fmt.Sprintf(" — %s does not exist: check --endpoint (vLLM serves /v1/completions and /v1/chat/completions) and that --base-url does not end in /v1", where)
 	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:

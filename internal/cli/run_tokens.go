@@ -25,16 +25,25 @@ func tokenizerError(err error) error {
 // about: enough to catch a different tokenizer, cheap on any server.
 const tokenCheckSample = 8
 
+// tokenCheckTimeout bounds the whole token-count check: a healthy server
+// answers a few /tokenize calls in milliseconds, and one that does not
+// answer (stalled, or its accept queue full) must not hold the run's start
+// back for long, whatever --request-timeout says.
+const tokenCheckTimeout = 5 * time.Second
+
 // checkServerTokens compares the server's token counts (POST /tokenize, as
 // vLLM serves it) with ours on a sample of prompts, so a benchmark run with
 // the wrong --tokenizer says so before it reports token figures. It returns
 // warnings; with strict, a mismatch is an error. A server without /tokenize
-// gives one note and no error: most non-vLLM servers have none.
-func checkServerTokens(ctx context.Context, c dataset.TokenizeClient, tok *tokenizer.Tokenizer, samples []dataset.Request, strict bool) ([]string, error) {
+// gives one note and no error: most non-vLLM servers have none. silent
+// reports a /tokenize that gave no answer within tokenCheckTimeout: the
+// caller asks it nothing more (the warning says so).
+func checkServerTokens(ctx context.Context, c dataset.TokenizeClient, tok *tokenizer.Tokenizer, samples []dataset.Request, strict bool) (warns []string, silent bool, err error) {
 	if tok == nil || len(samples) == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, tokenCheckTimeout)
 	defer cancel()
 	step := max(1, len(samples)/tokenCheckSample)
 	var checked, differ int
@@ -46,8 +55,11 @@ func checkServerTokens(ctx context.Context, c dataset.TokenizeClient, tok *token
 		}
 		ids, err := c.Tokenize(ctx, p)
 		if err != nil {
+			if parent.Err() == nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return []string{fmt.Sprintf("/tokenize gave no complete answer within %v: token counts not compared with the server's, prompts not aligned to its tokenizer", tokenCheckTimeout)}, true, nil
+			}
 			if checked == 0 {
-				return []string{fmt.Sprintf("could not compare token counts with the server (/tokenize: %v)", oneLine(err.Error()))}, nil
+				return []string{fmt.Sprintf("could not compare token counts with the server (/tokenize: %v)", oneLine(err.Error()))}, false, nil
 			}
 			break
 		}
@@ -60,12 +72,12 @@ func checkServerTokens(ctx context.Context, c dataset.TokenizeClient, tok *token
 		}
 	}
 	if differ == 0 {
-		return nil, nil
+		return nil, false, nil
 	}
 	msg := fmt.Sprintf("tokenizer mismatch: the server counts differently for %d of %d sampled prompts (%s); token figures use the server's usage counts where it sends them, but prompt lengths are ours — pass the server's model as --tokenizer",
 		differ, checked, example)
 	if strict {
-		return nil, fmt.Errorf("--strict-tokens: %s", strings.TrimPrefix(msg, "tokenizer mismatch: "))
+		return nil, false, fmt.Errorf("--strict-tokens: %s", strings.TrimPrefix(msg, "tokenizer mismatch: "))
 	}
-	return []string{msg}, nil
+	return []string{msg}, false, nil
 }

@@ -18,8 +18,9 @@ const canCheckIdle = true
 // runs none, so it looks once, at reuse, with a receive that neither
 // blocks nor consumes (MSG_PEEK|MSG_DONTWAIT; a deadline in the past would
 // not do: Go's poller then fails the read without trying it). A connection
-// it cannot look into counts as alive; the retry on an early EOF
-// (directTransport.RoundTrip) still covers it.
+// it cannot look into counts as alive: a request on one the server closed
+// then fails, as net/http's does (only a write that took no byte is
+// retried; directTransport).
 func idleConnAlive(c net.Conn) bool {
 	sc, ok := c.(syscall.Conn)
 	if !ok {
@@ -40,4 +41,25 @@ func idleConnAlive(c net.Conn) bool {
 		return true // done: never wait for readiness
 	})
 	return err == nil && alive
+}
+
+// bytesWaiting reports whether bytes wait to be read on c, looking as
+// idleConnAlive does (neither blocking nor consuming).
+func bytesWaiting(c net.Conn) bool {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return false
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return false
+	}
+	waiting := false
+	var b [1]byte
+	err = rc.Read(func(fd uintptr) bool {
+		n, _, rerr := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+		waiting = rerr == nil && n > 0
+		return true
+	})
+	return err == nil && waiting
 }

@@ -5,7 +5,9 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -29,10 +31,12 @@ import (
 //
 // It serves requests that need nothing else: http://, no proxy for the URL
 // (HTTP_PROXY/NO_PROXY as net/http reads them). Anything else goes to
-// fallback. Like the fallback it never retries a request that reached the
-// server; a request on a kept-alive connection that the server had
-// already closed (EOF before any byte of an answer) is sent once more on
-// a new connection, as net/http does.
+// fallback. Like the fallback it never sends a request twice unless the
+// first could not have reached the server: only when writing it on a kept
+// connection failed before a byte of it was written does it go once more
+// on a new connection (net/http's nothingWrittenError). A kept connection
+// that ends before any byte of an answer fails the request: the server may
+// have read it, and a POST is not replayable (docs/transport.md).
 type directTransport struct {
 	fallback *http.Transport
 	// dial opens a connection (a net.Dialer's; tests replace it).
@@ -52,11 +56,60 @@ type directTransport struct {
 	watch    watch
 }
 
-// directConn is one kept connection and its read buffer.
+// directConn is one kept connection and its read buffer. The buffer and
+// the request writer go through it (Read, Write), so that a response head
+// is bounded and a failed write says whether any byte left.
 type directConn struct {
 	c  net.Conn
-	br *bufio.Reader
+	br *bufio.Reader // reads through the directConn (Read)
+	// limit is how many bytes br may still read from c: maxHeadBytes for
+	// the heads of one exchange, noLimit for its body (net/http's
+	// persistConn.readLimit).
+	limit int64
+	// written counts the bytes written to c (net/http's persistConn.nwrite).
+	written int64
 }
+
+// newDirectConn wraps a connection just dialled.
+func newDirectConn(c net.Conn) *directConn {
+	dc := &directConn{c: c, limit: noLimit}
+	dc.br = bufio.NewReaderSize(dc, directReadBuffer)
+	return dc
+}
+
+// Read reads from the connection within the limit.
+func (dc *directConn) Read(p []byte) (int, error) {
+	if dc.limit <= 0 {
+		return 0, errHeadTooLarge
+	}
+	if int64(len(p)) > dc.limit {
+		p = p[:dc.limit]
+	}
+	n, err := dc.c.Read(p)
+	dc.limit -= int64(n)
+	return n, err
+}
+
+// Write writes to the connection and counts what it took.
+func (dc *directConn) Write(p []byte) (int, error) {
+	n, err := dc.c.Write(p)
+	dc.written += int64(n)
+	return n, err
+}
+
+// maxHeadBytes bounds what the response heads of one exchange may take,
+// 1xx heads included: net/http's Transport default
+// (MaxResponseHeaderBytes 0 means 10 MiB), which reads its heads through
+// the same kind of limit.
+const maxHeadBytes = 10 << 20
+
+// noLimit is directConn.limit outside a head.
+const noLimit = math.MaxInt64
+
+// errHeadTooLarge is a response head that outgrew maxHeadBytes; it fails
+// the request as record.ErrResponseTooLarge (transportError). The message
+// is net/http's for the same limit.
+var errHeadTooLarge = fmt.Errorf("server response headers exceeded %d bytes; aborted", maxHeadBytes)
 
 // directReadBuffer is each connection's read buffer: several SSE events;
 // reads larger than it go straight to the caller's buffer.
@@ -154,18 +207,23 @@ func (t *directTransport) roundTrip(ctx context.Context, req *http.Request, raw 
 				t.release(addr)
 				return nil, err
 			}
-			dc = &directConn{c: c, br: bufio.NewReaderSize(c, directReadBuffer)}
+			dc = newDirectConn(c)
 		}
 		resp, err := t.exchange(ctx, req, raw, dc, addr)
 		if err == nil {
 			return resp, nil
 		}
 		t.closeConn(addr, dc)
-		// A kept connection the server closed while idle: nothing reached
-		// it, so the request may go once more on a new connection.
-		if !reused || attempt > 0 || !errors.Is(err, errIdleClosed) {
+		// A kept connection that failed the write before any byte of the
+		// request left: nothing reached the server, so the request may go
+		// once more on a new connection. Anything else may have reached it
+		// (a server that reads a request and closes looks like one that
+		// closed while idle), and a POST must not be sent twice.
+		var nw nothingWritten
+		if !reused || attempt > 0 || !errors.As(err, &nw) {
 			return nil, err
 		}
+		err = nw.err
 		if raw != nil {
 			continue // its bytes are still there
 		}
@@ -180,8 +238,16 @@ func (t *directTransport) roundTrip(ctx context.Context, req *http.Request, raw 
 	}
 }
 
-// errIdleClosed marks an answer that ended before its first byte.
-var errIdleClosed = errors.New("connection closed before any response")
+// errNoAnswer is a connection that ended before any byte of an answer.
+var errNoAnswer = errors.New("connection closed before any response")
+
+// nothingWritten is a write that failed before any byte of the request
+// reached the connection: the one failure after which a request may be
+// sent again (net/http's nothingWrittenError).
+type nothingWritten struct{ err error }
+
+func (e nothingWritten) Error() string { return e.err.Error() }
+func (e nothingWritten) Unwrap() error { return e.err }
 
 // exchange writes req (or raw) on dc and reads the response head; the
 // body reads from dc on the caller's goroutine. Cancelling ctx unblocks
@@ -194,8 +260,9 @@ func (t *directTransport) exchange(ctx context.Context, req *http.Request, raw *
 	} else {
 		body.stop = context.AfterFunc(ctx, func() { _ = dc.c.SetDeadline(time.Unix(1, 0)) })
 	}
+	written := dc.written
 	bw := t.writers.Get().(*bufio.Writer)
-	bw.Reset(dc.c)
+	bw.Reset(dc)
 	var err error
 	if raw != nil {
 		err = raw.write(bw)
@@ -207,22 +274,24 @@ func (t *directTransport) exchange(ctx context.Context, req *http.Request, raw *
 	}
 	bw.Reset(nil)
 	t.writers.Put(bw)
-	if err == nil {
-		if _, err = dc.br.Peek(1); err == io.EOF {
-			err = errIdleClosed
-		}
-	}
 	var resp *http.Response
-	if err == nil && raw != nil {
-		if n, closeConn, ok := streamHead(peekHead(dc.br)); ok {
-			_, _ = dc.br.Discard(n)
-			resp = streamResponse(req, closeConn)
+	switch {
+	case err == nil:
+		resp, err = readHead(dc, req, raw != nil)
+	case dc.written == written:
+		err = nothingWritten{err}
+	case dc.br.Buffered() > 0 || bytesWaiting(dc.c):
+		// The server answered before it read the whole request and
+		// closed (an early 413): its answer says more than the write's
+		// error, and net/http returns it too when it came first. Only an
+		// answer already there is read: a write can fail on a connection
+		// that still reads, and nothing would end the wait but the
+		// request's deadline.
+		if resp, _ = readHead(dc, req, false); resp != nil {
+			resp.Close = true
 		}
 	}
-	if err == nil && resp == nil {
-		resp, err = http.ReadResponse(dc.br, req)
-	}
-	if err != nil {
+	if resp == nil {
 		body.release()
 		if cause := body.cause(); cause != nil {
 			return nil, cause
@@ -242,6 +311,45 @@ func (t *directTransport) exchange(ctx context.Context, req *http.Request, raw *
 	}
 	resp.Body = body
 	return resp, nil
+}
+
+// readHead reads the answer's head from dc, in place when fast is set and
+// it is a usual streamed answer's (head.go), else with http.ReadResponse.
+// Like net/http's Transport it passes over 1xx heads (100 Continue, 103
+// Early Hints: the answer follows them on the same connection) but for
+// 101, and bounds all the heads it reads together by maxHeadBytes.
+func readHead(dc *directConn, req *http.Request, fast bool) (*http.Response, error) {
+	dc.limit = maxHeadBytes
+	defer func() { dc.limit = noLimit }()
+	if _, err := dc.br.Peek(1); err != nil {
+		if err == io.EOF {
+			err = errNoAnswer
+		}
+		return nil, headError(dc, err)
+	}
+	for {
+		if fast {
+			if n, closeConn, ok := streamHead(peekHead(dc.br)); ok {
+				_, _ = dc.br.Discard(n)
+				return streamResponse(req, closeConn), nil
+			}
+		}
+		resp, err := http.ReadResponse(dc.br, req)
+		if err != nil {
+			return nil, headError(dc, err)
+		}
+		if resp.StatusCode < 100 || resp.StatusCode > 199 || resp.StatusCode == http.StatusSwitchingProtocols {
+			return resp, nil
+		}
+	}
+}
+
+// headError is err, or errHeadTooLarge when the limit ended the read.
+func headError(dc *directConn, err error) error {
+	if dc.limit <= 0 {
+		return errHeadTooLarge
+	}
+	return err
 }
 
 // directBody returns its connection to the pool when the body was read
@@ -496,7 +604,7 @@ func (t *directTransport) open1(ctx context.Context, addr string, probe *http.Re
 		t.release(addr)
 		return err
 	}
-	dc := &directConn{c: c, br: bufio.NewReaderSize(c, directReadBuffer)}
+	dc := newDirectConn(c)
 	resp, err := t.exchange(ctx, probe, raw, dc, addr)
 	if err != nil {
 		t.closeConn(addr, dc)

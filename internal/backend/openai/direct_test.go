@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -255,6 +256,9 @@ func FuzzDirectResponse(f *testing.F) {
 		"HTTP/1.1 500 Oops\r\nContent-Length: 0\r\n\r\n",
 		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
 		"HTTP/1.0 200 OK\r\n\r\nx",
+		"HTTP/1.1 103 Early Hints\r\nLink: <a>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+		"HTTP/1.1 100 Continue\r\n\r\n",
+		"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n2\r\nok\r\n0\r\n\r\n",
 		"garbage",
 		"",
 	} {
@@ -319,5 +323,83 @@ func TestDirectCloseEarly(t *testing.T) {
 	}
 	if n := conns.Load(); n != 2 {
 		t.Errorf("%d connections, want 2 (a body closed early is not reused)", n)
+	}
+}
+
+// flakyConn fails its second Write after taking the first take bytes of
+// it (take < 0: never fails).
+type flakyConn struct {
+	net.Conn
+	take, calls int
+}
+
+func (c *flakyConn) Write(p []byte) (int, error) {
+	if c.calls++; c.calls == 2 && c.take >= 0 {
+		k := min(c.take, len(p))
+		n, _ := c.Conn.Write(p[:k])
+		return n, syscall.EPIPE
+	}
+	return c.Conn.Write(p)
+}
+
+// TestDirectRetriesOnlyUnwritten: a request whose write on a kept
+// connection failed before any byte left goes once more on a new
+// connection; one whose write failed after some bytes may have reached
+// the server and fails (a POST is sent at most once).
+func TestDirectRetriesOnlyUnwritten(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		take          int
+		wantErr       bool
+		dials, served int64
+	}{
+		{"nothing written", 0, false, 2, 2},
+		{"part written", 10, true, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var dials, served atomic.Int64
+			tr := newDirectTransport(NewTransport(0, false), 4)
+			defer tr.CloseIdleConnections()
+			tr.dial = func(context.Context, string, string) (net.Conn, error) {
+				client, srv := net.Pipe()
+				take := -1
+				if dials.Add(1) == 1 {
+					take = tc.take
+				}
+				go func() {
+					defer srv.Close()
+					br := bufio.NewReader(srv)
+					for {
+						req, err := http.ReadRequest(br)
+						if err != nil {
+							return
+						}
+						if _, err := io.Copy(io.Discard, req.Body); err != nil {
+							return
+						}
+						served.Add(1)
+						if _, err := io.WriteString(srv, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"); err != nil {
+							return
+						}
+					}
+				}()
+				return &flakyConn{Conn: client, take: take}, nil
+			}
+			c := &http.Client{Transport: tr}
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			defer cancel()
+			if got, err := get(t, c, ctx, "http://fake.invalid/"); err != nil || got != "ok" {
+				t.Fatalf("first request: %q %v", got, err)
+			}
+			got, err := get(t, c, ctx, "http://fake.invalid/")
+			if (err != nil) != tc.wantErr || (err == nil && got != "ok") {
+				t.Errorf("second request: %q %v, want an error: %v", got, err, tc.wantErr)
+			}
+			if dials.Load() != tc.dials || served.Load() != tc.served {
+				t.Errorf("%d dials, %d requests read by the server; want %d, %d", dials.Load(), served.Load(), tc.dials, tc.served)
+			}
+		})
 	}
 }

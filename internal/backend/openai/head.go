@@ -128,14 +128,32 @@ func streamResponse(req *http.Request, closeConn bool) *http.Response {
 
 // peekHead returns the bytes br holds once they include a blank line (the
 // end of a head), br's buffer is full, or a read fails; it consumes none.
+// A blank line is "\n\n" or "\n\r\n", as net/http reads it: a head with
+// bare LF line ends must not wait for bytes that complete no CRLF head
+// (its answer's first chunks would be stamped late).
 func peekHead(br *bufio.Reader) []byte {
 	for {
 		b, _ := br.Peek(br.Buffered())
-		if bytes.Contains(b, []byte("\r\n\r\n")) || len(b) == br.Size() {
+		if headEnds(b) || len(b) == br.Size() {
 			return b
 		}
 		if _, err := br.Peek(len(b) + 1); err != nil {
 			return b
+		}
+	}
+}
+
+// headEnds says whether b holds a blank line ("\n\n" or "\n\r\n"): the
+// end of a head, whatever its line ends.
+func headEnds(b []byte) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '\n')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i < len(b) && b[i] == '\n' || i+1 < len(b) && b[i] == '\r' && b[i+1] == '\n' {
+			return true
 		}
 	}
 }

@@ -542,8 +542,36 @@ func transportError(ctx context.Context, err error, doing string) (class string,
 		return record.ErrTimeout, fmt.Errorf("%s: %w", doing, err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return record.ErrStreamTruncated, fmt.Errorf("%s: connection closed mid-stream: %w", doing, err)
+	case headTooLarge(err):
+		return record.ErrResponseTooLarge, fmt.Errorf("%s: %w", doing, err)
+	case framingError(err):
+		// The server is up and answering, in a framing no HTTP/1.1 client
+		// reads: not a connection failure (docs/transport.md).
+		return record.ErrMalformedStream, fmt.Errorf("%s: %w", doing, err)
 	}
 	return record.ErrConnection, fmt.Errorf("%s: %w", doing, err)
+}
+
+// headTooLarge says whether err is a response head over its size limit,
+// from the direct transport or net/http's (whose error has no type).
+func headTooLarge(err error) bool {
+	return errors.Is(err, errHeadTooLarge) || strings.Contains(err.Error(), "server response headers exceeded ")
+}
+
+// framingErrors are the chunked body's framing errors: the direct
+// transport's, whose messages are net/http's (chunked.go); net/http's own
+// are matched by message, as its chunked reader's errors are not exported.
+var framingErrors = []error{errChunkMalformed, errChunkBareLF, errChunkCR, errChunkLine, errChunkHex,
+	errChunkEmpty, errChunkLarge, errChunkExcess, errChunkTrailer}
+
+// framingError says whether err is a chunked-framing error.
+func framingError(err error) bool {
+	for _, f := range framingErrors {
+		if errors.Is(err, f) || err.Error() == f.Error() {
+			return true
+		}
+	}
+	return false
 }
 
 // errorBodyBytes is how much of a non-200 body goes into the error message.

@@ -1,0 +1,31 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// TestEndpointHint: the fail-fast hint names what to check for the class
+// the first requests failed with; a server that answers in a framing
+// llmbench cannot read is not asked whether it is running.
+func TestEndpointHint(t *testing.T) {
+	t.Parallel()
+	o := &runOptions{}
+	o.f.baseURL, o.f.endpoint = "http://127.0.0.1:8000", "/v1/completions"
+	for _, tc := range []struct {
+		class   string
+		want    string
+		notWant string
+	}{
+		{record.ErrConnection, "is the server at http://127.0.0.1:8000 running?", ""},
+		{record.ErrMalformedStream, "http://127.0.0.1:8000/v1/completions answers with a stream that is not HTTP/1.1 OpenAI SSE", "running"},
+	} {
+		got := o.endpointHint(&bench.Plan{}, &bench.EndpointError{N: 4, Class: tc.class})
+		if !strings.Contains(got, tc.want) || (tc.notWant != "" && strings.Contains(got, tc.notWant)) {
+			t.Errorf("%s: hint %q, want %q in it and not %q", tc.class, got, tc.want, tc.notWant)
+		}
+	}
+}
