@@ -66,7 +66,7 @@ func TestReportBadInput(t *testing.T) {
 		{"the same in a result's arrays", []string{"report", hugeResult, "--format", "text", "-o", "-"}, "request 0 of the per-request arrays: latency is 1.7e+308 s, more than 1e+12 s"},
 		{"no files", []string{"report"}, "want one or more result, records or sweep files"},
 		{"missing file", []string{"report", filepath.Join(dir, "nope.json")}, "no such file"},
-		{"broken sweep", []string{"report", bad}, "no numeric load"},
+		{"broken sweep", []string{"report", bad}, `not a sweep file: no "load_kind"`},
 		{"bad format", []string{"report", mcInput("basic_stream"), "--format", "pdf"}, `--format "pdf"`},
 		{"bad bound", []string{"report", mcInput("basic_stream"), "--fail-if", "x=1"}, "want KEY>BOUND"},
 	}
