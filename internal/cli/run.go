@@ -48,6 +48,9 @@ type runOptions struct {
 	live *liveMetrics
 	// w are the distributed-run flags (run_worker.go, docs/distributed.md).
 	w workerFlags
+	// sweepMode is set by sweep, whose --users, --think-time and
+	// --spawn-rate are its own ladder's (checkClosedLoop is run's).
+	sweepMode bool
 }
 
 // newRunCmd builds "llmbench run".
@@ -182,6 +185,9 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 
 // checkClosedLoop checks --users and its companions.
 func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
+	if o.sweepMode {
+		return nil // sweep checks its ladder (checkSweep)
+	}
 	f := &o.f
 	changed := func(name string) bool { return o.userSet(cmd, name) }
 	if f.users < 0 || f.spawnRate < 0 || f.duration < 0 || f.warmupDuration < 0 {
@@ -352,6 +358,8 @@ func (o *runOptions) endpointPath(cmd *cobra.Command, notes io.Writer) string {
 // render, finish. Each phase is a short function; the step itself
 // (internal/bench) knows nothing of flags or output.
 func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) error {
+	// demo's default cap (run's config caps were dropped when resolved).
+	o.dropClosedLoopCap(cmd, o.closedLoop(), env.Stderr)
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ type endpoint struct {
 	// modelID names the model in reports and file names; requestModel is
 	// the body's "model" ("" = omit, SageMaker without a model name).
 	modelID, requestModel string
+	// connLimit is the backend's cap on open connections (0 = none):
+	// bench.Plan.ConnLimit, for the self-check.
+	connLimit int
 }
 
 // plan resolves every flag once into the step's plan: backend, tokenizer,
@@ -105,6 +108,7 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 		Tokenizer:      tok,
 		Params:         o.recordParams(ep.modelID, tok != nil, tokID),
 		Preconnect:     f.preconnect,
+		ConnLimit:      ep.connLimit,
 	}, nil
 }
 
@@ -181,7 +185,7 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
-	ep := &endpoint{kind: kind, be: c, close: c.Close, http: c, modelID: f.model}
+	ep := &endpoint{kind: kind, be: c, close: c.Close, http: c, modelID: f.model, connLimit: o.maxConcurrencyOrZero()}
 	if ep.modelID == "" {
 		if err := o.modelFromServer(ctx, env, c, ep); err != nil {
 			c.Close()

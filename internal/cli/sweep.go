@@ -80,8 +80,22 @@ refused there (they need the merged data).`,
     --worker-index 0 --worker-count 4 --start-at 2026-12-01T15:00:00Z
   llmbench merge results/ -o results/sweep-merged.json`,
 		Args: argsBetween(0, 0, "takes flags only"),
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.sweep(cmd.Context(), env, cmd) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The same configuration layers as run (config.yaml, --config,
+			// --course), so that run and sweep in one folder measure one
+			// workload.
+			done, err := o.resolveConfig(cmd, args, env)
+			if err != nil || done {
+				return err
+			}
+			return o.sweep(cmd.Context(), env, cmd)
+		},
 	}
+	o.sweepMode = true
+	// A file's keys are run's (one file for both commands); run's closed
+	// loop and time bound are sweep's ladder and --step-duration here.
+	o.cfg.schema = newRunCmd(env).Flags()
+	o.cfg.runOnly = map[string]bool{"users": true, "duration": true, "warmup-duration": true, "multi-turn": true, "turn-think-time": true}
 	fs := cmd.Flags()
 	bindRunFlags(fs, &o.f)
 	bindMetricsFlags(fs, &o.m)
@@ -101,6 +115,7 @@ refused there (they need the merged data).`,
 	fs.IntVar(&s.refine, "refine", 0, "after the ladder, bisect between the last passing and first failing load, at most this many extra steps")
 	fs.DurationVar(&s.stepGap, "step-gap", defaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
 	bindWorkerFlags(fs, &o.w)
+	bindConfigFlags(fs, &o.runOptions)
 	return cmd
 }
 
@@ -162,8 +177,14 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64,
 	if o.s.runs < 1 || o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
 		return "", nil, nil, load.Think{}, usageErrorf("--runs must be >= 1; --refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
 	}
-	if kind != capacity.Users && cmd.Flags().Changed("think-time") {
+	if kind != capacity.Users && o.userSet(cmd, "think-time") {
 		return "", nil, nil, load.Think{}, usageErrorf("--think-time needs --users")
+	}
+	if kind != capacity.RequestRate {
+		if o.userSet(cmd, "max-concurrency") {
+			return "", nil, nil, load.Think{}, usageErrorf("sweep --%s keeps each step's load in flight: --max-concurrency %d would hold it at %d (leave it out)", flagOf(kind), o.f.maxConcurrency.v, o.f.maxConcurrency.v)
+		}
+		o.dropClosedLoopCap(cmd, "sweep --"+flagOf(kind), cmd.ErrOrStderr())
 	}
 	if !cmd.Flags().Changed("percentile-metrics") {
 		o.f.percentileMetrics = "ttft,tpot,itl,e2el"
