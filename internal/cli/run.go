@@ -513,6 +513,9 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if canceled > 0 {
 		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, runner.DefaultGrace)
 	}
+	if n := canceledCount(outcome); !outcome.Interrupted && plan.Load.Duration > 0 && n > 0 {
+		fmt.Fprintf(ui.errw, "Note: %d requests still in flight %v after --duration ended were canceled; they count as failed (class canceled).\n", n, runner.DefaultGrace)
+	}
 	opt := report.RunReportOptions{Title: report.StreamSpecifics, FromIntended: o.f.fromIntended, Failures: failures}
 	if plan.Kind == bench.SageMaker {
 		opt.Title = report.SageMakerSpecifics
@@ -532,6 +535,17 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
 	return nil
+}
+
+// canceledCount counts the records that failed as canceled.
+func canceledCount(outcome *bench.Outcome) int {
+	n := 0
+	for i := range outcome.Records {
+		if outcome.Records[i].ErrorClass == record.ErrCanceled {
+			n++
+		}
+	}
+	return n
 }
 
 // firstError is the first failed record's error text.
