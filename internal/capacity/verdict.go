@@ -135,10 +135,12 @@ func verdict(s *Sweep) string {
 	var top *Row
 	limited := 0
 	for i := range s.Steps {
-		if counted(&s.Steps[i]) {
-			top = &s.Steps[i]
-		} else {
+		switch {
+		case !counted(&s.Steps[i]):
 			limited++
+		case s.Steps[i].Completed > 0 || top == nil:
+			// A step where nothing completed measured no throughput.
+			top = &s.Steps[i]
 		}
 	}
 	if top == nil {

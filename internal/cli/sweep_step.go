@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -77,6 +78,14 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	d.o.live.startPhase(fmt.Sprintf("step-%d", d.n), p)
 	rec := d.stepRecords(stepName(d.kind, l, run, d.o.s.runs))
 	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{OpenRecords: rec.open}))
+	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
+		// The first requests all failed alike: past the first step, the
+		// server that answered before has stopped.
+		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
+		d.dead = fmt.Sprintf("%s: %v", what, err)
+		fmt.Fprintln(d.ui.errw, "  "+d.stopped)
+		return false
+	}
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
 		fmt.Fprintln(d.ui.errw, "  "+d.stopped)
@@ -98,6 +107,12 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		d.an = an
 	}
 	fmt.Fprintf(d.ui.errw, "  %s\n", stepLine(&row, d.sla))
+	if row.Completed == 0 && row.Failed > 0 {
+		// Nothing answered: the next, heavier step would not either.
+		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, firstError(outcome))
+		d.stopped = d.dead
+		return false
+	}
 	return ctx.Err() == nil
 }
 
@@ -170,7 +185,7 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 
 // stepLine is the one-line progress note after a step.
 func stepLine(r *capacity.Row, sla capacity.SLA) string {
-	s := fmt.Sprintf("%.1f out tok/s, p99 TTFT %.1f ms, p99 ITL %.1f ms, %d failed", r.OutputThroughput, r.P99TTFTMs, r.P99ITLMs, r.Failed)
+	s := fmt.Sprintf("%d completed, %d failed, %.1f out tok/s, p99 TTFT %.1f ms, p99 ITL %.1f ms", r.Completed, r.Failed, r.OutputThroughput, r.P99TTFTMs, r.P99ITLMs)
 	if len(sla) > 0 {
 		ok := true
 		for _, t := range sla {
