@@ -287,6 +287,8 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 		return err
 	}
 	d.printSchedule(ui.errw)
+	d.loads = loads
+	d.printPlan(ui.errw, loads)
 	d.ladder(ctx, loads)
 	d.refine(ctx)
 	return d.finish(ctx)
@@ -306,8 +308,9 @@ type sweepDriver struct {
 	// windows are the rows' wall-clock windows, for CloudWatch.
 	windows []stepWindow
 	an      *capacity.Sweep
-	n       int // steps run
-	total   int // steps planned (grows with refinement)
+	loads   []float64 // the ladder
+	n       int       // steps run
+	total   int       // steps planned (grows with refinement)
 	// stopped says why the sweep ended early ("" = it did not).
 	stopped string
 	// dead says how the server stopped answering ("" = it did not): the
