@@ -125,3 +125,38 @@ func TestSweepReadsConfig(t *testing.T) {
 		t.Errorf("the server saw at most %d requests in flight, want the step's 4", peak)
 	}
 }
+
+// TestRunUsersSaysItWasOne: a --users run says so in its header, its
+// saved result (llmbench.closed_loop; num_prompts = the requests sent)
+// and its file name (issue 29: "Traffic request rate: inf", "Poisson
+// process", no users in the JSON, num_prompts 20 of 174 sent, a file
+// named concurrency20).
+func TestRunUsersSaysItWasOne(t *testing.T) {
+	t.Parallel()
+	srv := slowSim(t)
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, "run", "--no-config", "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2",
+		"--users", "4", "--think-time", "50ms-100ms", "--duration", "1s", "--num-prompts", "5", "--random-input-len", "8",
+		"--random-output-len", "10", "--save-result", "--result-dir", dir, "--disable-tqdm")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "Closed loop: 4 users, think time 50ms-100ms, all started at once, for 1s\n") ||
+		strings.Contains(out, "Traffic request rate") || strings.Contains(out, "Burstiness factor") {
+		t.Errorf("header does not describe the closed loop:\n%s", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "openai-users4-llmbench-sim-*.json"))
+	if len(files) != 1 {
+		all, _ := filepath.Glob(filepath.Join(dir, "*"))
+		t.Fatalf("result files %v, want one named after the users", all)
+	}
+	res := readResult(t, files[0])
+	cl, _ := res["llmbench"].(map[string]any)["closed_loop"].(map[string]any)
+	if cl["users"] != 4.0 || cl["think_time"] != "50ms-100ms" || cl["duration_s"] != 1.0 || cl["spawn_rate"] != 0.0 {
+		t.Errorf("llmbench.closed_loop = %v", cl)
+	}
+	sent := num(t, res, "completed") + num(t, res, "failed")
+	if np := num(t, res, "num_prompts"); np != sent || np <= 5 {
+		t.Errorf("num_prompts %v, want the %v requests sent (more than the dataset's 5)", np, sent)
+	}
+}

@@ -398,6 +398,12 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err != nil {
 		return &UsageError{Err: err}
 	}
+	if o.f.users > 0 {
+		// vLLM's num_prompts is the requests sent; the users cycled the
+		// dataset's prompts for as long as the run went on.
+		sent := len(outcome.Records)
+		sum.Params.NumPrompts = &sent
+	}
 	rec.close(outcome, &sum.Params, ui.errw)
 	if err := o.render(ui, plan, outcome, sum); err != nil {
 		return err
@@ -405,6 +411,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	extra, err := o.afterRun(ctx, ui, plan, outcome, sum)
 	if err != nil {
 		return err
+	}
+	if o.f.users > 0 {
+		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
 	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec); err != nil {
 		return err
@@ -447,6 +456,14 @@ func (o *runOptions) checkAll(cmd *cobra.Command) error {
 // float is its repr ("inf", "10.0").
 func (o *runOptions) printBanner(out io.Writer) {
 	f := &o.f
+	if f.users > 0 {
+		// A closed loop has no request rate or burstiness: vLLM's lines
+		// would say "inf" and "Poisson process" of a run that had
+		// neither (issue 29).
+		fmt.Fprintf(out, "Closed loop: %s\n", o.closedLoopWords())
+		fmt.Fprintf(out, "Maximum request concurrency: %d\n", f.users)
+		return
+	}
 	burstKind := "Gamma distribution"
 	if float64(f.burstiness) == 1 {
 		burstKind = "Poisson process"
@@ -883,12 +900,78 @@ func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.O
 	return nil
 }
 
-// resultName is --result-filename, or vLLM's name for the run.
+// resultName is --result-filename, or vLLM's name for the run; a --users
+// run is named after its users (vLLM's name would say "infqps" and
+// "concurrency16" of it).
 func (o *runOptions) resultName(p *record.Params) string {
 	if o.f.resultFilename != "" {
 		return o.f.resultFilename
 	}
+	if o.f.users > 0 {
+		return usersFilename(p, o.f.users)
+	}
 	return report.ResultFilename(p)
+}
+
+// usersFilename is a closed-loop run's result file name in vLLM's shape:
+// {label}-users{N}-{model}-{date}.json, label being --label or the
+// backend and model the part of the model id after its last "/".
+func usersFilename(p *record.Params, users int) string {
+	base := p.ModelID
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	label := p.Backend
+	if p.Label != nil && *p.Label != "" {
+		label = *p.Label
+	}
+	return fmt.Sprintf("%s-users%d-%s-%s.json", label, users, base, p.Date)
+}
+
+// closedLoopWords describes a --users run: "16 users, think time
+// 1s-3s, 5 started per second, for 20s (the first 5s left out)".
+func (o *runOptions) closedLoopWords() string {
+	f := &o.f
+	s := fmt.Sprintf("%d users", f.users)
+	think, _ := load.ParseThink(f.thinkTime)
+	if think.Max > 0 {
+		s += ", think time " + think.String()
+	} else {
+		s += ", no think time"
+	}
+	if f.spawnRate > 0 {
+		s += ", " + strconv.FormatFloat(f.spawnRate, 'f', -1, 64) + " started per second"
+	} else {
+		s += ", all started at once"
+	}
+	if f.duration > 0 {
+		s += ", for " + f.duration.String()
+		if f.warmupDuration > 0 {
+			s += " (the first " + f.warmupDuration.String() + " left out)"
+		}
+	} else {
+		s += fmt.Sprintf(", %d requests", f.ds.NumPrompts)
+	}
+	return s
+}
+
+// closedLoopObject is the result's llmbench.closed_loop object of a
+// --users run: what the run was (vLLM's keys cannot say it) and what
+// num_prompts then counts.
+func (o *runOptions) closedLoopObject(sent int) *report.Object {
+	f := &o.f
+	think, _ := load.ParseThink(f.thinkTime)
+	x := report.NewObject()
+	x.Set("users", f.users)
+	x.Set("think_time", think.String())
+	x.Set("think_time_min_s", think.Min.Seconds())
+	x.Set("think_time_max_s", think.Max.Seconds())
+	x.Set("spawn_rate", f.spawnRate)
+	x.Set("duration_s", f.duration.Seconds())
+	x.Set("warmup_duration_s", f.warmupDuration.Seconds())
+	x.Set("dataset_prompts", f.ds.NumPrompts)
+	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, f.ds.NumPrompts))
+	return x
 }
 
 // arrivals is the arrival process the flags describe.
