@@ -115,6 +115,15 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	if f.ds.NumPrompts <= 0 || f.ds.NumPrompts > maxNumPrompts {
 		return usageErrorf("--num-prompts must be in 1..%d (got %d); split larger runs", maxNumPrompts, f.ds.NumPrompts)
 	}
+	if u := f.baseURL; u != "" && !strings.Contains(u, "://") {
+		// Go's URL parser would say "first path segment in URL cannot
+		// contain colon" of 127.0.0.1:8000.
+		shown := "http://" + u
+		if r := redactURL(shown); strings.HasPrefix(r, "http://") {
+			shown = r
+		}
+		return usageErrorf("--base-url %s has no scheme: add http:// (--base-url %s) or https://", strings.TrimPrefix(shown, "http://"), shown)
+	}
 	if strings.ContainsAny(f.label, `/\`) {
 		return usageErrorf("--label %q: must not contain a path separator (it starts the result file name; use --result-dir for folders)", f.label)
 	}
@@ -390,7 +399,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
-	outcome, err := o.execute(ctx, plan, ui, rec)
+	outcome, err := o.execute(ctx, env, plan, ui, rec)
 	if err != nil {
 		return err
 	}
@@ -421,7 +430,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
 		return err
 	}
-	return o.exitPolicy(outcome, sum.Metrics)
+	return o.exitPolicy(ctx, env, plan, outcome, sum.Metrics)
 }
 
 // console is where a run writes: the table on out, notes on errw; tty is
@@ -484,7 +493,7 @@ func (o *runOptions) printBanner(out io.Writer) {
 
 // execute runs the step with a progress bar, the interrupt note and the
 // records stream.
-func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
+func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
 	stopNote := context.AfterFunc(ctx, func() {
 		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
 	})
@@ -508,7 +517,7 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
 	}
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
-		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + o.endpointHint(plan, e)}
+		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + o.endpointHint(ctx, env, plan, e)}
 	}
 	if err != nil {
 		return nil, err
@@ -552,6 +561,25 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
 	return nil
+}
+
+// allFailedAlike is the failure every record shares (class and HTTP
+// status), as bench.EndpointError; nil when they differ or one succeeded.
+func allFailedAlike(outcome *bench.Outcome) *bench.EndpointError {
+	var e *bench.EndpointError
+	for i := range outcome.Records {
+		r := &outcome.Records[i]
+		switch {
+		case r.Success:
+			return nil
+		case e == nil:
+			e = &bench.EndpointError{Class: r.ErrorClass, Status: r.HTTPStatus, First: r.Error}
+		case e.Class != r.ErrorClass || e.Status != r.HTTPStatus:
+			return nil
+		}
+		e.N++
+	}
+	return e
 }
 
 // canceledCount counts the records that failed as canceled.
@@ -641,13 +669,19 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 }
 
 // exitPolicy turns an interrupted run or too many errors into an exit code.
-func (o *runOptions) exitPolicy(outcome *bench.Outcome, sum *metrics.Summary) error {
+func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan, outcome *bench.Outcome, sum *metrics.Summary) error {
 	if outcome.Interrupted {
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	}
 	n := len(outcome.Records)
 	if n > 0 && sum.Completed == 0 {
-		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)", sum.Failed, n, firstError(outcome))}
+		// A run too small for the early stop (abortAfter) gets the same
+		// hint when its requests all failed alike.
+		hint := ""
+		if e := allFailedAlike(outcome); e != nil {
+			hint = o.endpointHint(ctx, env, plan, e)
+		}
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)%s", sum.Failed, n, firstError(outcome), hint)}
 	}
 	if o.f.maxErrorRate.set && n > 0 {
 		rate := float64(sum.Failed) / float64(n)

@@ -187,7 +187,7 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 	}
 	ep := &endpoint{kind: kind, be: c, close: c.Close, http: c, modelID: f.model, connLimit: o.maxConcurrencyOrZero()}
 	if ep.modelID == "" {
-		if err := o.modelFromServer(ctx, env, c, ep); err != nil {
+		if err := o.modelFromServer(ctx, env, c, ep, errw); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -200,8 +200,9 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 }
 
 // modelFromServer asks /v1/models for the model when --model is not given,
-// as vLLM does.
-func (o *runOptions) modelFromServer(ctx context.Context, env *Env, c *openai.Client, ep *endpoint) error {
+// as vLLM does, and says which it took (a server serving several would
+// otherwise be measured on one nobody named).
+func (o *runOptions) modelFromServer(ctx context.Context, env *Env, c *openai.Client, ep *endpoint, notes io.Writer) error {
 	mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	models, err := openai.ListModels(mctx, c.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
@@ -216,6 +217,11 @@ func (o *runOptions) modelFromServer(ctx context.Context, env *Env, c *openai.Cl
 	if o.f.servedModelName == "" {
 		o.f.servedModelName = models[0].ID
 	}
+	others := ""
+	if len(models) > 1 {
+		others = fmt.Sprintf(", the first of %d it lists", len(models))
+	}
+	fmt.Fprintf(notes, "Model: %s (from the server's /v1/models%s; --model chooses)\n", models[0].ID, others)
 	return nil
 }
 
