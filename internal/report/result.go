@@ -158,7 +158,8 @@ func setStats(o *Object, prefix, suffix string, st *metrics.Stats, pcts []float6
 }
 
 // extras builds llmbench's own object: run facts, the queue and
-// intended-time latency summaries, stream specifics and warnings.
+// intended-time latency summaries, the per-run confidence intervals
+// (ci), stream specifics and warnings.
 func extras(s *metrics.Summary, p *record.Params) *Object {
 	x := NewObject()
 	x.Set("interrupted", p.Interrupted)
@@ -203,6 +204,9 @@ func extras(s *metrics.Summary, p *record.Params) *Object {
 	}
 	so.Set("errors", errs)
 	x.Set("stream", so)
+	if s.CI.Confidence > 0 { // a Summary not made by metrics.Summarize has none
+		x.Set("ci", ciObject(s))
+	}
 	warnings := s.Warnings
 	if warnings == nil {
 		warnings = []string{}
