@@ -148,6 +148,9 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	if f.maxErrorRate.set && (f.maxErrorRate.v < 0 || f.maxErrorRate.v > 1) {
 		return usageErrorf("--max-error-rate must be in [0, 1] (got %v)", f.maxErrorRate.v)
 	}
+	if err := o.checkSteadyState(); err != nil {
+		return err
+	}
 	// Presence is ours to check (the schedule cannot tell an unset rate from
 	// 0); the values are checked by the schedule itself, with vLLM's
 	// messages.
@@ -414,7 +417,11 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		sum.Params.NumPrompts = &sent
 	}
 	rec.close(outcome, &sum.Params, ui.errw)
-	if err := o.render(ui, plan, outcome, sum); err != nil {
+	steady, err := o.steadyState(plan, outcome, sum)
+	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if err := o.render(ui, plan, outcome, sum, steady.value); err != nil {
 		return err
 	}
 	extra, err := o.afterRun(ctx, ui, plan, outcome, sum)
@@ -424,7 +431,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if o.f.users > 0 {
 		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
-	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec); err != nil {
+	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec, steady); err != nil {
 		return err
 	}
 	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
@@ -530,7 +537,7 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 }
 
 // render prints the warnings, the failures, vLLM's table and our sections.
-func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) error {
+func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary, steady *metrics.SteadyState) error {
 	sum, out := s.Metrics, ui.out
 	failures, canceled := failuresView(sum, outcome)
 	if err := report.WriteWarnings(ui.errw, failures); err != nil {
@@ -551,6 +558,18 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 			// Also on stdout: a table redirected to a file must say it is partial.
 			_, err := fmt.Fprintf(w, "Note: interrupted (Ctrl-C): the figures above cover the %d of %d requests that finished or failed.\n", len(outcome.Records), len(plan.Requests))
 			return err
+		}
+	}
+	if steady != nil {
+		// Under vLLM's table, where vLLM's Rust client prints it.
+		note := opt.AfterTable
+		opt.AfterTable = func(w io.Writer) error {
+			if note != nil {
+				if err := note(w); err != nil {
+					return err
+				}
+			}
+			return report.WriteSteadyState(w, steady)
 		}
 	}
 	if err := report.WriteRunReport(out, sum, &s.Params, opt); err != nil {
@@ -884,7 +903,7 @@ func (o *runOptions) prepareOutputDirs() error {
 
 // save writes the result JSON when asked; the records went to disk while
 // the run went on (recordsOut).
-func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut) error {
+func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut, steady steadyStateOut) error {
 	f := &o.f
 	if rec.path != "" && !rec.temp && rec.err == nil {
 		if f.saveRecordsPath != "" {
@@ -896,7 +915,8 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	if !f.saveResult && !f.appendResult {
 		return nil
 	}
-	obj, err := report.Result(sum, p, recs, report.ResultOptions{Detailed: f.saveDetailed, Extras: true})
+	obj, err := report.Result(sum, p, recs, report.ResultOptions{Detailed: f.saveDetailed, Extras: true,
+		WithSteadyState: steady.write, SteadyState: steady.value})
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,13 @@ type ResultOptions struct {
 	// summaries, the per-user view, stream specifics, warnings, the
 	// interrupted flag).
 	Extras bool
+	// WithSteadyState adds the top-level steady_state key of vLLM's Rust
+	// bench client after vLLM's other keys: SteadyState, or null when it
+	// is nil (that client writes null when the run is not a closed loop
+	// at an infinite rate with --max-concurrency, under
+	// --no-steady-state, and when no window was found).
+	WithSteadyState bool
+	SteadyState     *metrics.SteadyState
 }
 
 // setPerRequest sets the per-request arrays in vLLM's order: input_lens,
@@ -135,6 +142,10 @@ func Result(s *metrics.Summary, p *record.Params, recs []record.Record, opt Resu
 	}
 	for i := range s.Metrics {
 		setStats(o, "", "_"+s.Metrics[i].Metric+"_ms", &s.Metrics[i], s.Percentiles)
+	}
+	if opt.WithSteadyState {
+		// Last of vLLM's keys, as the Rust client builds its result.
+		o.Set(SteadyStateKey, steadyStateValue(opt.SteadyState))
 	}
 	if opt.Extras {
 		o.Set(ExtrasKey, extras(s, p))
