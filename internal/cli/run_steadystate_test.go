@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // steadyStateKeys are vLLM's Rust client's steady_state keys
@@ -168,7 +169,7 @@ func TestMetricsRecomputesCI(t *testing.T) {
 	code, out, errs := runCLI(t, "run", "--base-url", srv.URL, "--model", "llmbench-sim", "--max-concurrency", "16",
 		"--num-prompts", "400", "--random-input-len", "8", "--random-output-len", "4", "--disable-tqdm",
 		"--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
-		"--save-result", "--result-dir", dir, "--result-filename", "r.json", "--save-records", records)
+		"--save-result", "--save-detailed", "--result-dir", dir, "--result-filename", "r.json", "--save-records", records)
 	if code != 0 {
 		t.Fatalf("run: exit %d\n%s\n%s", code, out, errs)
 	}
@@ -197,8 +198,21 @@ func TestMetricsRecomputesCI(t *testing.T) {
 	if got, _ := ciOf([]byte(again)); got != liveCI {
 		t.Errorf("llmbench metrics ci:\n%s\nlive run ci:\n%s", got, liveCI)
 	}
-	if ttft, _ := parsed["ttft_ms"].(map[string]any); ttft == nil || ttft["p99"] == nil || ttft["n"] != 400.0 {
-		t.Errorf("ttft_ms = %v, want n 400 and a p99 interval", parsed["ttft_ms"])
+	// The saved p99 interval is the saved TTFTs, sorted, at the binomial
+	// ranks.
+	var detail struct {
+		TTFTs []float64 `json:"ttfts"`
+	}
+	if err := json.Unmarshal(live, &detail); err != nil {
+		t.Fatal(err)
+	}
+	sorted := slices.Sorted(slices.Values(detail.TTFTs))
+	lo, hi, ok := stats.PercentileRanks(len(sorted), 0.99, 0.95)
+	ttft, _ := parsed["ttft_ms"].(map[string]any)
+	p99, _ := ttft["p99"].(map[string]any)
+	if !ok || len(sorted) != 400 || ttft["n"] != 400.0 || p99 == nil ||
+		p99["low"] != sorted[lo]*1000 || p99["high"] != sorted[hi]*1000 {
+		t.Errorf("ttft_ms = %v; want n 400 and p99 [%v, %v] (ranks %d, %d of %d)", ttft, sorted[lo]*1000, sorted[hi]*1000, lo, hi, len(sorted))
 	}
 	if !strings.Contains(out, " Confidence Intervals, 95% (llmbench) ") {
 		t.Errorf("no confidence section in the run's output:\n%s", out)
