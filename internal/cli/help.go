@@ -38,7 +38,7 @@ var flagGroups = []struct {
 	{"Sampling", []string{"ignore-eos", "temperature", "top-p", "top-k", "min-p", "frequency-penalty",
 		"presence-penalty", "repetition-penalty"}},
 	{"Metrics", []string{"percentile-metrics", "metric-percentiles", "goodput", "latency-from-intended",
-		"max-error-rate"}},
+		"max-error-rate", "no-steady-state", "steady-state-threshold", "steady-state-min-window"}},
 	{"Output", []string{"save-result", "save-detailed", "append-result", "result-dir", "result-filename", "label",
 		"metadata", "save-records", "html", "disable-tqdm", "metrics-addr", "metrics-linger", "pushgateway"}},
 	{"Project configuration", []string{"config", "no-config", "course", "print-command"}},

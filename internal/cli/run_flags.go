@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/dataset"
+	"github.com/llmbench/llmbench/internal/metrics"
 )
 
 // runFlags holds "llmbench run"'s settings. Names, defaults and meanings are
@@ -88,6 +89,16 @@ type runFlags struct {
 	metadata          []string
 	disableTqdm       bool
 	fromIntended      bool
+
+	// Steady state, as vLLM's Rust bench client spells its flags
+	// (docs/confidence.md#steady_state): noSteadyState leaves the
+	// figures out, steadyStateThreshold is the fraction of
+	// --max-concurrency that opens the window, steadyStateMinWindow the
+	// window length in seconds under which it warns (unset = max(10 s,
+	// 10 % of the run)).
+	noSteadyState        bool
+	steadyStateThreshold float64
+	steadyStateMinWindow optFloat
 }
 
 // bindRunFlags declares run's flags on fs with vLLM's defaults.
@@ -212,6 +223,9 @@ func bindOutputFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringArrayVar(&f.metadata, "metadata", nil, "extra KEY=VALUE saved at the top level of the result")
 	fs.BoolVar(&f.disableTqdm, "disable-tqdm", false, "no progress bar")
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
+	fs.BoolVar(&f.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of a closed-loop run (--request-rate inf with --max-concurrency)")
+	fs.Float64Var(&f.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of --max-concurrency in flight, in (0.0, 1.0]")
+	fs.Var(&f.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
 	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
 	fs.StringVar(&f.htmlPath, "html", "", "also write an HTML report with charts of the run to this file (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")

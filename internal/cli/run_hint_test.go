@@ -23,7 +23,7 @@ func TestEndpointHint(t *testing.T) {
 		{record.ErrConnection, "is the server at http://127.0.0.1:8000 running?", ""},
 		{record.ErrMalformedStream, "http://127.0.0.1:8000/v1/completions answers with a stream that is not HTTP/1.1 OpenAI SSE", "running"},
 	} {
-		got := o.endpointHint(&bench.Plan{}, &bench.EndpointError{N: 4, Class: tc.class})
+		got := o.endpointHint(t.Context(), nil, &bench.Plan{}, &bench.EndpointError{N: 4, Class: tc.class})
 		if !strings.Contains(got, tc.want) || (tc.notWant != "" && strings.Contains(got, tc.notWant)) {
 			t.Errorf("%s: hint %q, want %q in it and not %q", tc.class, got, tc.want, tc.notWant)
 		}

@@ -56,6 +56,7 @@ var workerExcluded = map[string]bool{
 	"cloudwatch": true, "cloudwatch-wait": true, "price-per-hour": true, "instance-type": true,
 	"instance-count": true, "profile": true, "no-instance-metadata": true,
 	"max-error-rate": true, "latency-from-intended": true, "html": true, "require-valid": true,
+	"no-steady-state": true, "steady-state-threshold": true, "steady-state-min-window": true,
 }
 
 // configHash hashes the name and value of every flag that defines the

@@ -97,7 +97,7 @@ func extrasTable(title string, obj map[string]any) Table {
 		if done[prefix] {
 			return
 		}
-		if m, ok := v.(map[string]any); ok && len(m) > 0 && !isStats(m) {
+		if m, ok := v.(map[string]any); ok && len(m) > 0 && !isStats(m) && !isIntervals(m) {
 			for _, k := range sortedKeys(m) {
 				walk(strings.TrimPrefix(prefix+"."+k, "."), m[k])
 			}
@@ -141,6 +141,39 @@ func isStats(m map[string]any) bool {
 	return n && mean
 }
 
+// isIntervals reports whether m is one metric's per-run intervals in
+// llmbench.ci: n, mean and median ({low, high} or null).
+func isIntervals(m map[string]any) bool {
+	_, n := m["n"]
+	_, mean := m["mean"]
+	_, median := m["median"]
+	return n && mean && median
+}
+
+// intervalsText is one metric's intervals in one line, in the order
+// saved: "mean 12.1–13.0 · median 11.9–12.4 · p99 none (n 100)".
+func intervalsText(m map[string]any) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		if k == "n" {
+			continue
+		}
+		iv, _ := m[k].(map[string]any)
+		lo, okLo := iv["low"].(json.Number)
+		hi, okHi := iv["high"].(json.Number)
+		text := "none"
+		if okLo && okHi {
+			text = numText(lo) + "–" + numText(hi)
+		}
+		parts = append(parts, k+" "+text)
+	}
+	out := strings.Join(parts, " · ")
+	if n, ok := m["n"].(json.Number); ok {
+		out += " (n " + n.String() + ")"
+	}
+	return out
+}
+
 // extraValue is a value's cell text and class: numbers as compare prints
 // them, a share of cores in percent, a summary as "mean 1.2 · median ...
 // (n 60)", counts by name as "name 3, other 1", lists joined by "; ".
@@ -167,6 +200,9 @@ func extraValue(key string, v any) (string, string) {
 		}
 		if isStats(x) {
 			return statsText(x), ""
+		}
+		if isIntervals(x) {
+			return intervalsText(x), ""
 		}
 		parts := make([]string, 0, len(x))
 		for _, k := range sortedKeys(x) {

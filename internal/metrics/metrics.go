@@ -17,6 +17,7 @@ import (
 	"sort"
 
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // AllFailedWarning is vLLM's warning when no request succeeded.
@@ -63,6 +64,9 @@ type Summary struct {
 	Metrics []Stats
 	// NoTokenizer repeats Params.NoTokenizer for the reports.
 	NoTokenizer bool
+	// CI holds the per-run confidence intervals of Metrics, one entry
+	// per metric in the same order (llmbench's own; docs/confidence.md).
+	CI CI
 
 	// OutputLens is each record's output length (vLLM's output_lens,
 	// 0 for failed requests), in record order.
@@ -272,6 +276,15 @@ func percentileMetrics(s *Summary, recs []record.Record, p *Params, l *lists) {
 		selected[m] = true
 	}
 	pct := p.Percentiles
+	conf := stats.DefaultConfidence
+	s.CI = CI{Confidence: conf}
+	// add describes one metric with one value per request, and its
+	// intervals.
+	add := func(m string, values []float64) {
+		st, c := describeWithCI(m, values, pct, conf)
+		s.Metrics = append(s.Metrics, st)
+		s.CI.Metrics = append(s.CI.Metrics, c)
+	}
 	for _, m := range MetricOrder {
 		if !selected[m] {
 			continue
@@ -279,30 +292,31 @@ func percentileMetrics(s *Summary, recs []record.Record, p *Params, l *lists) {
 		switch m {
 		case TTFT:
 			if !p.NoTokenizer {
-				s.Metrics = append(s.Metrics, describe(m, l.ttfts, pct))
+				add(m, l.ttfts)
 			}
 		case TPOT:
 			if !p.NoTokenizer {
-				s.Metrics = append(s.Metrics, describe(m, l.tpots, pct))
+				add(m, l.tpots)
 			}
 		case ITL:
 			if !p.NoTokenizer {
 				s.Metrics = append(s.Metrics, describeSegs(m, pooledITL(recs, s.Completed), l.nITL, pct, false))
+				s.CI.Metrics = append(s.CI.Metrics, pooledCI(m, l.nITL, pct))
 			}
 		case E2EL:
-			s.Metrics = append(s.Metrics, describe(m, l.e2els, pct))
+			add(m, l.e2els)
 		case ClientQueueTime:
 			if p.MaxConcurrency <= 0 {
 				s.Warnings = append(s.Warnings, "percentile metric client_queue_time needs --max-concurrency; not reported")
 				continue
 			}
-			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.QueueTime }), pct))
+			add(m, successValues(recs, func(r *record.Record) float64 { return r.QueueTime }))
 		case E2ELInclQueue:
 			if p.MaxConcurrency <= 0 || !p.RateFinite {
 				s.Warnings = append(s.Warnings, "percentile metric e2el_including_client_queue needs --max-concurrency and a finite --request-rate; not reported")
 				continue
 			}
-			s.Metrics = append(s.Metrics, describe(m, successValues(recs, func(r *record.Record) float64 { return r.Latency + r.QueueTime }), pct))
+			add(m, successValues(recs, func(r *record.Record) float64 { return r.Latency + r.QueueTime }))
 		}
 	}
 }

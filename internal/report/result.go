@@ -25,6 +25,13 @@ type ResultOptions struct {
 	// summaries, the per-user view, stream specifics, warnings, the
 	// interrupted flag).
 	Extras bool
+	// WithSteadyState adds the top-level steady_state key of vLLM's Rust
+	// bench client after vLLM's other keys: SteadyState, or null when it
+	// is nil (that client writes null when the run is not a closed loop
+	// at an infinite rate with --max-concurrency, under
+	// --no-steady-state, and when no window was found).
+	WithSteadyState bool
+	SteadyState     *metrics.SteadyState
 }
 
 // setPerRequest sets the per-request arrays in vLLM's order: input_lens,
@@ -136,6 +143,10 @@ func Result(s *metrics.Summary, p *record.Params, recs []record.Record, opt Resu
 	for i := range s.Metrics {
 		setStats(o, "", "_"+s.Metrics[i].Metric+"_ms", &s.Metrics[i], s.Percentiles)
 	}
+	if opt.WithSteadyState {
+		// Last of vLLM's keys, as the Rust client builds its result.
+		o.Set(SteadyStateKey, steadyStateValue(opt.SteadyState))
+	}
 	if opt.Extras {
 		o.Set(ExtrasKey, extras(s, p))
 	}
@@ -158,7 +169,8 @@ func setStats(o *Object, prefix, suffix string, st *metrics.Stats, pcts []float6
 }
 
 // extras builds llmbench's own object: run facts, the queue and
-// intended-time latency summaries, stream specifics and warnings.
+// intended-time latency summaries, the per-run confidence intervals
+// (ci), stream specifics and warnings.
 func extras(s *metrics.Summary, p *record.Params) *Object {
 	x := NewObject()
 	x.Set("interrupted", p.Interrupted)
@@ -203,6 +215,9 @@ func extras(s *metrics.Summary, p *record.Params) *Object {
 	}
 	so.Set("errors", errs)
 	x.Set("stream", so)
+	if s.CI.Confidence > 0 { // a Summary not made by metrics.Summarize has none
+		x.Set("ci", ciObject(s))
+	}
 	warnings := s.Warnings
 	if warnings == nil {
 		warnings = []string{}

@@ -27,7 +27,8 @@ type RunReportOptions struct {
 
 // WriteRunReport writes what `llmbench run` prints after a run and
 // `llmbench metrics` prints for a records file: vLLM's failure lines and
-// result table, then our specifics and client-side sections.
+// result table, then our confidence-interval, specifics and client-side
+// sections.
 func WriteRunReport(w io.Writer, s *metrics.Summary, p *record.Params, opt RunReportOptions) error {
 	failures := opt.Failures
 	if failures == nil {
@@ -46,6 +47,9 @@ func WriteRunReport(w io.Writer, s *metrics.Summary, p *record.Params, opt RunRe
 	}
 	if opt.Title == "" {
 		return nil
+	}
+	if err := writeLines(w, ConfidenceLines(s)); err != nil {
+		return err
 	}
 	if err := WriteSpecifics(w, opt.Title, s); err != nil {
 		return err
