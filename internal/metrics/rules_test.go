@@ -7,43 +7,32 @@ import (
 	"github.com/llmbench/llmbench/internal/record"
 )
 
-func TestRequestTPOT(t *testing.T) {
+// TestPerRequestRates pins RequestTPOT and PerUserTPS, which share their
+// one-token guard: a one-token output has no decode phase.
+func TestPerRequestRates(t *testing.T) {
+	tpot, tps := RequestTPOT, PerUserTPS
 	cases := []struct {
+		name       string
+		fn         func(e2el, ttft float64, n int) (float64, bool)
 		e2el, ttft float64
 		n          int
 		want       float64
 		ok         bool
 	}{
-		{2.2, 0.2, 101, 0.02, true},
-		{0.5, 0.1, 2, 0.4, true},
-		{0.3, 0.3, 1, 0, false},
-		{0.3, 0.1, 0, 0, false},
+		{"tpot", tpot, 2.2, 0.2, 101, 0.02, true},
+		{"tpot two tokens", tpot, 0.5, 0.1, 2, 0.4, true},
+		{"tpot one token", tpot, 0.3, 0.3, 1, 0, false},
+		{"tpot no tokens", tpot, 0.3, 0.1, 0, 0, false},
+		{"tps", tps, 2.2, 0.2, 101, 50.5, true},
+		{"tps no decode time", tps, 0.3, 0.3, 5, 0, false},
+		{"tps negative decode time", tps, 0.2, 0.3, 5, 0, false},
+		{"tps one token", tps, 0.5, 0.1, 1, 0, false},
+		{"tps NaN", tps, math.NaN(), 0.1, 5, 0, false},
 	}
 	for _, c := range cases {
-		got, ok := RequestTPOT(c.e2el, c.ttft, c.n)
-		if ok != c.ok || math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("RequestTPOT(%v, %v, %d) = %v, %v; want %v, %v", c.e2el, c.ttft, c.n, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func TestPerUserTPS(t *testing.T) {
-	cases := []struct {
-		e2el, ttft float64
-		n          int
-		want       float64
-		ok         bool
-	}{
-		{2.2, 0.2, 101, 50.5, true},
-		{0.3, 0.3, 5, 0, false}, // no decode time
-		{0.2, 0.3, 5, 0, false}, // negative decode time
-		{0.5, 0.1, 1, 0, false}, // one token: no decode phase
-		{math.NaN(), 0.1, 5, 0, false},
-	}
-	for _, c := range cases {
-		got, ok := PerUserTPS(c.e2el, c.ttft, c.n)
+		got, ok := c.fn(c.e2el, c.ttft, c.n)
 		if ok != c.ok || math.Abs(got-c.want) > 1e-9 {
-			t.Errorf("PerUserTPS(%v, %v, %d) = %v, %v; want %v, %v", c.e2el, c.ttft, c.n, got, ok, c.want, c.ok)
+			t.Errorf("%s(%v, %v, %d) = %v, %v; want %v, %v", c.name, c.e2el, c.ttft, c.n, got, ok, c.want, c.ok)
 		}
 	}
 }
