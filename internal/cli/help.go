@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
+
+	"github.com/llmbench/llmbench/internal/editdist"
 )
 
 // flagGroups sorts run's flags into sections, like vLLM's argument groups;
@@ -122,7 +124,7 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 	}
 	best, bestD := "", 4
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		if d := editDistance(name, f.Name); d < bestD {
+		if d := editdist.Levenshtein(name, f.Name); d < bestD {
 			best, bestD = f.Name, d
 		}
 	})
@@ -130,27 +132,6 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w (see %s --help)", err, cmd.CommandPath())
 	}
 	return fmt.Errorf("%w: did you mean --%s?", err, best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 // defaultNote matches a "(default ...)" written into a flag's usage text.

@@ -25,6 +25,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/llmbench/llmbench/internal/editdist"
 )
 
 // DefaultFile is the configuration file used when none is named, if it
@@ -404,7 +406,7 @@ func suggest(key string, known []string) string {
 		if k == norm {
 			return fmt.Sprintf(" (did you mean %s?)", k)
 		}
-		if d := editDistance(norm, k); d < bestD {
+		if d := editdist.Levenshtein(norm, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -412,27 +414,6 @@ func suggest(key string, known []string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %s?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // KnownKeys returns the schema's keys, sorted.

@@ -196,15 +196,3 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("Defaults (-want +got):\n%s", diff)
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"a", "", 1}, {"kitten", "sitting", 3}, {"num_promts", "num_prompts", 1}, {"abc", "abc", 0}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
-		}
-	}
-}

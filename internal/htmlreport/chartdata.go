@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/metrics"
 )
 
 // histBins is the number of histogram bins.
@@ -41,8 +43,8 @@ func MetricValues(reqs []Request, metric string) []float64 {
 		case "e2el":
 			out = append(out, r.E2EL*1000)
 		case "tpot":
-			if r.OutputLen > 1 {
-				out = append(out, (r.E2EL-r.TTFT)/float64(r.OutputLen-1)*1000)
+			if tpot, ok := metrics.RequestTPOT(r.E2EL, r.TTFT, r.OutputLen); ok {
+				out = append(out, tpot*1000)
 			}
 		case "itl":
 			for _, g := range r.ITL {
@@ -60,8 +62,11 @@ func PerUserTPS(reqs []Request) []float64 {
 	var out []float64
 	for i := range reqs {
 		r := &reqs[i]
-		if r.OK && r.OutputLen > 1 && r.E2EL > r.TTFT {
-			out = append(out, float64(r.OutputLen)/(r.E2EL-r.TTFT))
+		if !r.OK {
+			continue
+		}
+		if tps, ok := metrics.PerUserTPS(r.E2EL, r.TTFT, r.OutputLen); ok {
+			out = append(out, tps)
 		}
 	}
 	return out

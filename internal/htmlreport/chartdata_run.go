@@ -1,10 +1,13 @@
 package htmlreport
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/llmbench/llmbench/internal/metrics"
 )
 
 // timelineRows bounds the requests drawn on a timeline.
@@ -27,7 +30,7 @@ func TimelineChart(run *Run) *Chart {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		return cmpFloat(run.Requests[a].Start-run.Requests[a].Queue, run.Requests[b].Start-run.Requests[b].Queue)
+		return cmp.Compare(run.Requests[a].Start-run.Requests[a].Queue, run.Requests[b].Start-run.Requests[b].Queue)
 	})
 	t0 := math.Inf(1)
 	for i := range run.Requests {
@@ -61,17 +64,6 @@ func TimelineChart(run *Run) *Chart {
 	return c
 }
 
-// cmpFloat orders two floats.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // median is the middle value of vs (mean of the two middle ones), 0 for
 // none.
 func median(vs []float64) float64 {
@@ -87,19 +79,6 @@ func median(vs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// linearPercentile is the p-th percentile of sorted s by linear interpolation
-// (NumPy's default), for marks on per-user TPS which the result does not
-// report.
-func linearPercentile(s []float64, p float64) float64 {
-	if len(s) == 0 {
-		return 0
-	}
-	pos := p / 100 * float64(len(s)-1)
-	lo := int(math.Floor(pos))
-	hi := min(lo+1, len(s)-1)
-	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
-}
-
 // PerUserTPSChart is the histogram of per-user decode speed (see
 // PerUserTPS) with its P10, P50 and P90 marked; nil without data.
 func PerUserTPSChart(run *Run) *Chart {
@@ -111,7 +90,7 @@ func PerUserTPSChart(run *Run) *Chart {
 	slices.Sort(s)
 	var marks []Mark
 	for _, p := range []float64{10, 50, 90} {
-		marks = append(marks, Mark{At: linearPercentile(s, p), Label: "P" + strconv.Itoa(int(p)), Kind: MarkPercentile})
+		marks = append(marks, Mark{At: metrics.Percentile(s, p), Label: "P" + strconv.Itoa(int(p)), Kind: MarkPercentile})
 	}
 	return &Chart{ID: "per-user-tps", Title: "Per-user decode speed",
 		XLabel: "output tokens / (E2EL − TTFT) (tokens/s)", YLabel: "requests",
@@ -139,7 +118,7 @@ func ProfileCharts(runs []*Run, labels []string) []Chart {
 					s.XY = append(s.XY, [2]float64{p, mk.At})
 				}
 			}
-			slices.SortFunc(s.XY, func(a, b [2]float64) int { return cmpFloat(a[0], b[0]) })
+			slices.SortFunc(s.XY, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
 			if len(s.XY) > 0 {
 				c.Series = append(c.Series, s)
 			}

@@ -413,3 +413,26 @@ func TestDegenerateInputs(t *testing.T) {
 		t.Errorf("all-failed run: want only the timeline with two failures, got %+v", tl)
 	}
 }
+
+// TestPerUserTPSMarksNumPyExact: the P10/P50/P90 marks use metrics'
+// percentile, NumPy's arithmetic: np.percentile([2, 15], 90) = 13.7,
+// where the chart's own a+(b-a)g copy gave 13.700000000000001.
+func TestPerUserTPSMarksNumPyExact(t *testing.T) {
+	run := &Run{Requests: []Request{
+		{OK: true, TTFT: 0, E2EL: 1, OutputLen: 2},
+		{OK: true, TTFT: 0, E2EL: 1, OutputLen: 15},
+	}}
+	c := PerUserTPSChart(run)
+	if c == nil {
+		t.Fatal("no chart")
+	}
+	want := []float64{3.3, 8.5, 13.7}
+	for i, m := range c.VMarks {
+		if i < len(want) && m.At != want[i] {
+			t.Errorf("mark %s at %v, want %v", m.Label, m.At, want[i])
+		}
+	}
+	if len(c.VMarks) != len(want) {
+		t.Errorf("%d marks, want %d", len(c.VMarks), len(want))
+	}
+}

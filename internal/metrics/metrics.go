@@ -236,7 +236,7 @@ func collect(s *Summary, recs []record.Record, p *Params) (*lists, error) {
 			}
 			continue
 		}
-		n, src, guessed := outputLen(r, p)
+		n, src, guessed := OutputLen(r, p.NoTokenizer, p.Counter)
 		if guessed {
 			uncounted++
 		}
@@ -248,9 +248,8 @@ func collect(s *Summary, recs []record.Record, p *Params) (*lists, error) {
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("record %d (index %d): total token count overflows", i, r.Index)
 		}
-		tpot := 0.0
-		if n > 1 {
-			tpot = (r.Latency - r.TTFT) / float64(n-1)
+		tpot, ok := RequestTPOT(r.Latency, r.TTFT, n)
+		if ok {
 			l.tpots = append(l.tpots, tpot)
 		}
 		l.allTPOTs = append(l.allTPOTs, tpot)
@@ -321,28 +320,6 @@ func percentileMetrics(s *Summary, recs []record.Record, p *Params, l *lists) {
 	}
 }
 
-// outputLen is vLLM's per-request output length: usage.completion_tokens
-// when non-zero, else the tokenizer's count of the text, else 1. guessed
-// reports a fallback-1 that a tokenizer would have replaced.
-func outputLen(r *record.Record, p *Params) (n int, src string, guessed bool) {
-	if r.OutputTokens != nil && *r.OutputTokens != 0 {
-		return *r.OutputTokens, record.SourceServerUsage, false
-	}
-	if p.NoTokenizer {
-		return 1, record.SourceFallback1, false
-	}
-	// A count saved with the record (by the run's own tokenizer) wins: it
-	// is what the run reported, and recounting would cost as much again.
-	// TokenizerCount 0 is a count only when the source says so.
-	if r.OutputTokensSource == record.SourceTokenizer || (r.OutputTokensSource == "" && r.TokenizerCount > 0) {
-		return r.TokenizerCount, record.SourceTokenizer, false
-	}
-	if p.Counter != nil {
-		return p.Counter.CountTokens(r.GeneratedText), record.SourceTokenizer, false
-	}
-	return 1, record.SourceFallback1, true
-}
-
 // addCount returns a+b for non-negative counts, and false when the sum
 // overflows int.
 func addCount(a, b int) (int, bool) {
@@ -352,30 +329,12 @@ func addCount(a, b int) (int, bool) {
 	return a + b, true
 }
 
-// countGood applies vLLM's goodput rule: a successful request is good when
-// every configured SLO (ms / 1000) is >= its value; equality is good.
-func countGood(slo map[string]float64, ttfts, allTPOTs, e2els []float64) int {
-	type check struct {
-		vals  []float64
-		limit float64
-	}
-	var checks []check
-	if v, ok := slo[TTFT]; ok {
-		checks = append(checks, check{ttfts, v / 1000})
-	}
-	if v, ok := slo[TPOT]; ok {
-		checks = append(checks, check{allTPOTs, v / 1000})
-	}
-	if v, ok := slo[E2EL]; ok {
-		checks = append(checks, check{e2els, v / 1000})
-	}
+// countGood counts the successful requests that meet every SLO (see
+// SLOs.Meets); the lists are in the same request order.
+func countGood(slo SLOs, ttfts, allTPOTs, e2els []float64) int {
 	good := 0
 	for i := range ttfts {
-		ok := true
-		for _, c := range checks {
-			ok = ok && c.limit >= c.vals[i]
-		}
-		if ok {
+		if slo.Meets(ttfts[i], allTPOTs[i], e2els[i]) {
 			good++
 		}
 	}

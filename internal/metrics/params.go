@@ -50,7 +50,7 @@ type Params struct {
 	PercentileMetrics []string
 	// Goodput holds SLOs in milliseconds keyed ttft, tpot, e2el; empty =
 	// goodput not configured (reported as null).
-	Goodput map[string]float64
+	Goodput SLOs
 	// NoTokenizer mirrors vLLM's --skip-tokenizer-init: an output length
 	// that the usage frame did not give is 1, and the token-dependent
 	// figures (ttft/tpot/itl statistics, token throughputs) are not

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"math"
 	"slices"
 
 	"github.com/llmbench/llmbench/internal/record"
@@ -69,10 +68,11 @@ func perUser(recs []record.Record, outLens []int, p *Params) PerUser {
 			continue
 		}
 		n := outLens[i]
-		if decode := r.Latency - r.TTFT; n > 1 && decode > 0 {
-			tps = append(tps, float64(n)/decode)
+		if v, ok := PerUserTPS(r.Latency, r.TTFT, n); ok {
+			tps = append(tps, v)
 		}
-		if naturalStop(r.FinishReason) && meetsSLOs(p.Goodput, r, n) {
+		tpot, _ := RequestTPOT(r.Latency, r.TTFT, n)
+		if naturalStop(r.FinishReason) && p.Goodput.Meets(r.TTFT, tpot, r.Latency) {
 			pu.GoodputTokens += n
 			pu.GoodputRequests++
 		}
@@ -90,48 +90,7 @@ func perUser(recs []record.Record, outLens []int, p *Params) PerUser {
 		pu.MedianTPS = (tps[n/2-1] + tps[n/2]) / 2 // np.median
 	}
 	for i, q := range PerUserPercentiles {
-		pu.LowTPS[i] = linearPercentile(tps, q)
+		pu.LowTPS[i] = Percentile(tps, q)
 	}
 	return pu
-}
-
-// meetsSLOs applies vLLM's goodput rule (see countGood) to one
-// successful request with n output tokens; no SLOs means met.
-func meetsSLOs(slo map[string]float64, r *record.Record, n int) bool {
-	tpot := 0.0
-	if n > 1 {
-		tpot = (r.Latency - r.TTFT) / float64(n-1)
-	}
-	for k, limit := range slo {
-		var v float64
-		switch k {
-		case TTFT:
-			v = r.TTFT
-		case TPOT:
-			v = tpot
-		case E2EL:
-			v = r.Latency
-		default:
-			continue
-		}
-		if !(limit/1000 >= v) {
-			return false
-		}
-	}
-	return true
-}
-
-// linearPercentile is NumPy's default ("linear") percentile of sorted,
-// which must not be empty (see describeSegs for the formula).
-func linearPercentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	h := float64(n-1) * (p / 100)
-	lo := min(max(int(math.Floor(h)), 0), n-1)
-	hi := min(lo+1, n-1)
-	g := h - float64(lo)
-	a, b := sorted[lo], sorted[hi]
-	if g < 0.5 {
-		return a + (b-a)*g
-	}
-	return b - (b-a)*(1-g)
 }

@@ -67,16 +67,8 @@ func describeSegs(metric string, segs [][]float64, n int, percentiles []float64,
 	}
 	ps := make([]pos, len(percentiles))
 	for i, p := range percentiles {
-		h := float64(n-1) * (p / 100)
-		lo := int(math.Floor(h))
-		if lo > n-1 {
-			lo = n - 1
-		}
-		if lo < 0 {
-			lo = 0
-		}
-		hi := min(lo+1, n-1)
-		ps[i] = pos{lo, hi, h - float64(lo)}
+		lo, hi, g := pctIndex(n, p)
+		ps[i] = pos{lo, hi, g}
 		ranks = append(ranks, lo, hi)
 	}
 	slices.Sort(ranks)
@@ -90,15 +82,7 @@ func describeSegs(metric string, segs [][]float64, n int, percentiles []float64,
 		st.Median = (at(n/2-1) + at(n/2)) / 2 * 1000
 	}
 	for i, q := range ps {
-		a, b := at(q.lo), at(q.hi)
-		d := b - a
-		var v float64
-		if q.g < 0.5 {
-			v = a + d*q.g
-		} else {
-			v = b - d*(1-q.g)
-		}
-		st.Percentiles[i] = v * 1000
+		st.Percentiles[i] = lerp(at(q.lo), at(q.hi), q.g) * 1000
 	}
 	return st
 }

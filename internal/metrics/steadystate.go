@@ -244,8 +244,8 @@ func steadyMetrics(recs []record.Record, outputLens []int, w SteadyStateWindow, 
 		if in(r.StartTime) {
 			inputTokens += r.PromptLen
 			ttfts = append(ttfts, r.TTFT)
-			if out > 1 {
-				tpots = append(tpots, (r.Latency-r.TTFT)/(float64(out)-1))
+			if tpot, ok := RequestTPOT(r.Latency, r.TTFT, out); ok {
+				tpots = append(tpots, tpot)
 			}
 		}
 		if out == 0 && len(r.ITL) == 0 {

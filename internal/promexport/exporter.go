@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 )
 
@@ -75,7 +76,10 @@ type Config struct {
 // doc).
 type Exporter struct {
 	cfg Config
-	reg *prometheus.Registry
+	// counter is cfg.CountTokens as metrics.OutputLen takes it; nil when
+	// CountTokens is nil (a nil func in an interface would not be nil).
+	counter metrics.TokenCounter
+	reg     *prometheus.Registry
 
 	ttft, tpot, itl, e2el, queue *prometheus.HistogramVec
 
@@ -99,6 +103,9 @@ type Exporter struct {
 func New(cfg Config) *Exporter {
 	e := &Exporter{cfg: cfg, reg: prometheus.NewRegistry(),
 		phases: map[string]*phaseSet{}, checks: map[string]bool{}}
+	if cfg.CountTokens != nil {
+		e.counter = countFunc(cfg.CountTokens)
+	}
 	f := factory{reg: e.reg, names: &e.names, labels: prometheus.Labels{
 		"run_id": cfg.RunID, "backend": cfg.Backend, "model": cfg.Model}}
 	e.newHistograms(f)
@@ -315,59 +322,26 @@ func (e *Exporter) observe(p *phaseSet, phase string, r *record.Record) {
 		return
 	}
 	p.success.Inc()
-	n := e.outputLen(r)
+	n, _, _ := metrics.OutputLen(r, false, e.counter)
 	p.inTokens.Add(float64(r.PromptLen))
 	p.outTokens.Add(float64(n))
 	p.ttft.Observe(r.TTFT)
 	p.e2el.Observe(r.Latency)
-	tpot := 0.0
-	if n > 1 {
-		tpot = (r.Latency - r.TTFT) / float64(n-1)
+	tpot, ok := metrics.RequestTPOT(r.Latency, r.TTFT, n)
+	if ok {
 		p.tpot.Observe(tpot)
 	}
 	for _, v := range r.ITL {
 		p.itl.Observe(v)
 	}
-	if e.good(r, tpot) {
+	if metrics.SLOs(e.cfg.Goodput).Meets(r.TTFT, tpot, r.Latency) {
 		p.goodReqs.Inc()
 		p.goodOut.Add(float64(n))
 	}
 }
 
-// outputLen is internal/metrics' output length rule for a successful
-// record: the server's usage count, else the saved tokenizer count, else
-// CountTokens, else 1.
-func (e *Exporter) outputLen(r *record.Record) int {
-	if r.OutputTokens != nil && *r.OutputTokens != 0 {
-		return *r.OutputTokens
-	}
-	if r.OutputTokensSource == record.SourceTokenizer || (r.OutputTokensSource == "" && r.TokenizerCount > 0) {
-		return r.TokenizerCount
-	}
-	if e.cfg.CountTokens != nil {
-		return e.cfg.CountTokens(r.GeneratedText)
-	}
-	return 1
-}
+// countFunc adapts Config.CountTokens to metrics.TokenCounter.
+type countFunc func(text string) int
 
-// good applies vLLM's goodput rule: every SLO (ms) >= the value (s×1000).
-// TPOT is 0 for a one-token request, as in vLLM's all_tpots.
-func (e *Exporter) good(r *record.Record, tpot float64) bool {
-	for k, limit := range e.cfg.Goodput {
-		var v float64
-		switch k {
-		case "ttft":
-			v = r.TTFT
-		case "tpot":
-			v = tpot
-		case "e2el":
-			v = r.Latency
-		default:
-			continue
-		}
-		if limit/1000 < v {
-			return false
-		}
-	}
-	return true
-}
+// CountTokens returns f(text).
+func (f countFunc) CountTokens(text string) int { return f(text) }

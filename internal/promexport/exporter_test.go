@@ -290,3 +290,35 @@ func TestErrorClassesFromZero(t *testing.T) {
 		}
 	}
 }
+
+// TestGoodIsMetricsRule: the good counters apply internal/metrics' goodput
+// rule, vLLM's `slo >= value`: equality meets, a one-token output has
+// TPOT 0, and a NaN value does not meet (the exporter's own copy of the
+// rule, `slo < value` fails, counted a NaN as good).
+func TestGoodIsMetricsRule(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		slo  map[string]float64
+		rec  record.Record
+		good float64
+	}{
+		{"equality meets", map[string]float64{"ttft": 250},
+			record.Record{Success: true, OutputTokens: intp(3), TTFT: 0.25, Latency: 0.5}, 1},
+		{"one token has tpot 0", map[string]float64{"tpot": 0},
+			record.Record{Success: true, OutputTokens: intp(1), TTFT: 0.3, Latency: 0.3}, 1},
+		{"tpot over", map[string]float64{"tpot": 100},
+			record.Record{Success: true, OutputTokens: intp(3), TTFT: 0.1, Latency: 0.5}, 0},
+		{"unknown key ignored", map[string]float64{"itl": 0},
+			record.Record{Success: true, OutputTokens: intp(3), TTFT: 0.1, Latency: 0.5}, 1},
+		{"NaN e2el misses", map[string]float64{"e2el": 1000},
+			record.Record{Success: true, OutputTokens: intp(3), TTFT: 0.1, Latency: math.NaN()}, 0},
+	}
+	for _, c := range cases {
+		e := New(Config{Goodput: c.slo})
+		e.Observe(PhaseMain, &c.rec)
+		if got := testutil.ToFloat64(e.goodReqs.WithLabelValues(PhaseMain)); got != c.good {
+			t.Errorf("%s: good = %v, want %v", c.name, got, c.good)
+		}
+	}
+}

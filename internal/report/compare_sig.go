@@ -402,8 +402,8 @@ func newRequest(ttft, latency float64, itl []float64, outLen int) request {
 	for j, g := range itl {
 		q.itl[j] = g * 1000
 	}
-	if outLen > 1 {
-		q.tpot = (latency - ttft) / float64(outLen-1) * 1000
+	if tpot, ok := metrics.RequestTPOT(latency, ttft, outLen); ok {
+		q.tpot = tpot * 1000
 	}
 	return q
 }
