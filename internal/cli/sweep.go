@@ -123,6 +123,7 @@ refused there (they need the merged data).`,
 	fs.DurationVar(&s.stepGap, "step-gap", defaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
 	bindWorkerFlags(fs, &o.w)
 	bindConfigFlags(fs, &o.runOptions)
+	fs.Lookup("max-error-rate").Usage = "with --sla: a step meets the SLA only when at most this fraction of its requests failed (default 0.01; requests the step's end canceled do not count)"
 	return cmd
 }
 
