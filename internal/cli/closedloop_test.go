@@ -160,3 +160,18 @@ func TestRunUsersSaysItWasOne(t *testing.T) {
 		t.Errorf("num_prompts %v, want the %v requests sent (more than the dataset's 5)", np, sent)
 	}
 }
+
+// TestDemoUsersNotCapped: demo's default cap of 4 does not hold a
+// --users loop: the connection pool was sized by it, so 8 users held 4
+// requests on the wire.
+func TestDemoUsersNotCapped(t *testing.T) {
+	t.Parallel()
+	code, out, errs := runCLI(t, "demo", "--sim-preset", "fast", "--users", "8", "--duration", "1s", "--num-warmups", "0",
+		"--random-output-len", "32", "--disable-tqdm")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "Maximum request concurrency: 8\n") || !strings.Contains(out, ", 8 of 8 requests held in flight)") {
+		t.Errorf("the loop did not hold its 8 users:\n%s", out)
+	}
+}
