@@ -175,3 +175,16 @@ func TestDemoUsersNotCapped(t *testing.T) {
 		t.Errorf("the loop did not hold its 8 users:\n%s", out)
 	}
 }
+
+// TestSweepPrintCommand: sweep --print-command prints the resolved sweep
+// (not "llmbench run"), without the config's cap, which a closed-loop
+// ladder leaves out (printed, it would be refused when run).
+func TestSweepPrintCommand(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, "max_concurrency: 4", "output_len: 7")
+	code, out, errs := runChildIn(t, dir, "sweep", "--concurrency", "1,2", "--print-command", "--base-url", "http://127.0.0.1:1", "--model", "m")
+	if code != 0 || !strings.HasPrefix(out, "llmbench sweep \\\n") || strings.Contains(out, "--max-concurrency") ||
+		!strings.Contains(out, "--output-len 7") || !strings.Contains(out, "--concurrency 1,2") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -90,6 +90,12 @@ refused there (they need the merged data).`,
 			// The same configuration layers as run (config.yaml, --config,
 			// --course), so that run and sweep in one folder measure one
 			// workload.
+			switch {
+			case o.s.concurrency != "":
+				o.sweepLoop = "sweep --concurrency"
+			case o.s.users != "":
+				o.sweepLoop = "sweep --users"
+			}
 			done, err := o.resolveConfig(cmd, args, env)
 			if err != nil || done {
 				return err
@@ -192,7 +198,6 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64,
 		if o.userSet(cmd, "max-concurrency") {
 			return "", nil, nil, load.Think{}, usageErrorf("sweep --%s keeps each step's load in flight: --max-concurrency %d would hold it at %d (leave it out)", flagOf(kind), o.f.maxConcurrency.v, o.f.maxConcurrency.v)
 		}
-		o.dropClosedLoopCap(cmd, "sweep --"+flagOf(kind), cmd.ErrOrStderr())
 	}
 	if o.s.requireLoad < 0 || (o.s.requireLoad > 0 && len(sla) == 0) {
 		return "", nil, nil, load.Think{}, usageErrorf("--require-load needs a positive load and --sla (it gates on the largest load under the SLA)")
