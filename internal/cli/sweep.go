@@ -63,7 +63,17 @@ saved beside the sweep file (sweep-*.json, and a CSV of the rows).
 Loads: --concurrency keeps exactly c requests in flight (closed loop),
 --request-rates sends open loop at each rate, --users runs closed-loop users
 with --think-time between requests. A step ends after --prompts-per-step
-requests or --step-duration, after --step-warmup warm-up requests.
+requests or --step-duration, after --step-warmup warm-up requests. A
+closed-loop ladder keeps its own concurrency: a config's max_concurrency
+does not apply, and --max-concurrency beside it is refused.
+
+With --sla, a step passes only when at most --max-error-rate (0.01) of its
+requests failed; a step where nothing completed ends the sweep with exit 1
+("the server stopped answering"); --require-load N exits 1 when the
+largest load under the SLA is below N. The verdict gives the autoscaler
+targets at 80 % of that load (Kubernetes HPA requests in flight per pod,
+SageMaker InvocationsPerInstance per minute). config.yaml, --config and
+--course are read as by run.
 
 Distributed (docs/distributed.md): with --worker-count N, --worker-index I,
 --start-at T and --step-duration D, each worker runs its share of every
