@@ -83,6 +83,14 @@ func num0(v float64) string {
 	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 }
 
+// figure is num, but a whole number stays whole ("16", not "16.0").
+func figure(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return num0(v)
+	}
+	return num(v)
+}
+
 // num formats a figure for words: thousands separators and no decimals
 // from 100 up ("3,150"), one decimal from 10 ("55.2"), else two ("0.05").
 func num(v float64) string {

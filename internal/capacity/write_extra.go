@@ -127,7 +127,7 @@ func writeAtSLA(w io.Writer, s *Sweep) {
 		}
 		fmt.Fprintln(w, line)
 		fmt.Fprintf(w, "Scale-out targets (%g %% of that load): Kubernetes HPA averageValue %s requests in flight per pod (of %s); SageMaker target tracking on InvocationsPerInstance %s per minute (of %s)\n",
-			100*ScaleOutAt, num0(a.HPATargetInFlight), num(a.InFlight), num0(a.SageMakerInvocationsTarget), num(a.MaxInvocationsPerMinute))
+			100*ScaleOutAt, num0(a.HPATargetInFlight), figure(a.InFlight), num0(a.SageMakerInvocationsTarget), num(a.MaxInvocationsPerMinute))
 	}
 	if p := s.Pricing; p != nil {
 		inst := p.InstanceType

@@ -160,3 +160,31 @@ func TestRunUsersSaysItWasOne(t *testing.T) {
 		t.Errorf("num_prompts %v, want the %v requests sent (more than the dataset's 5)", np, sent)
 	}
 }
+
+// TestDemoUsersNotCapped: demo's default cap of 4 does not hold a
+// --users loop: the connection pool was sized by it, so 8 users held 4
+// requests on the wire.
+func TestDemoUsersNotCapped(t *testing.T) {
+	t.Parallel()
+	code, out, errs := runCLI(t, "demo", "--sim-preset", "fast", "--users", "8", "--duration", "1s", "--num-warmups", "0",
+		"--random-output-len", "32", "--disable-tqdm")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(out, "Maximum request concurrency: 8\n") || !strings.Contains(out, ", 8 of 8 requests held in flight)") {
+		t.Errorf("the loop did not hold its 8 users:\n%s", out)
+	}
+}
+
+// TestSweepPrintCommand: sweep --print-command prints the resolved sweep
+// (not "llmbench run"), without the config's cap, which a closed-loop
+// ladder leaves out (printed, it would be refused when run).
+func TestSweepPrintCommand(t *testing.T) {
+	t.Parallel()
+	dir := writeConfig(t, "max_concurrency: 4", "output_len: 7")
+	code, out, errs := runChildIn(t, dir, "sweep", "--concurrency", "1,2", "--print-command", "--base-url", "http://127.0.0.1:1", "--model", "m")
+	if code != 0 || !strings.HasPrefix(out, "llmbench sweep \\\n") || strings.Contains(out, "--max-concurrency") ||
+		!strings.Contains(out, "--output-len 7") || !strings.Contains(out, "--concurrency 1,2") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -315,9 +315,12 @@ func (o *runOptions) dropClosedLoopCap(cmd *cobra.Command, loop string, notes io
 	}
 }
 
-// closedLoop names run's closed loop for messages ("--users 16"); "" for
-// an open loop.
+// closedLoop names the run's closed loop for messages ("--users 16",
+// "sweep --concurrency"); "" for an open loop.
 func (o *runOptions) closedLoop() string {
+	if o.sweepMode {
+		return o.sweepLoop
+	}
 	if o.f.users > 0 {
 		return fmt.Sprintf("--users %d", o.f.users)
 	}

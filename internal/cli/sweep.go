@@ -63,7 +63,17 @@ saved beside the sweep file (sweep-*.json, and a CSV of the rows).
 Loads: --concurrency keeps exactly c requests in flight (closed loop),
 --request-rates sends open loop at each rate, --users runs closed-loop users
 with --think-time between requests. A step ends after --prompts-per-step
-requests or --step-duration, after --step-warmup warm-up requests.
+requests or --step-duration, after --step-warmup warm-up requests. A
+closed-loop ladder keeps its own concurrency: a config's max_concurrency
+does not apply, and --max-concurrency beside it is refused.
+
+With --sla, a step passes only when at most --max-error-rate (0.01) of its
+requests failed; a step where nothing completed ends the sweep with exit 1
+("the server stopped answering"); --require-load N exits 1 when the
+largest load under the SLA is below N. The verdict gives the autoscaler
+targets at 80 % of that load (Kubernetes HPA requests in flight per pod,
+SageMaker InvocationsPerInstance per minute). config.yaml, --config and
+--course are read as by run.
 
 Distributed (docs/distributed.md): with --worker-count N, --worker-index I,
 --start-at T and --step-duration D, each worker runs its share of every
@@ -90,6 +100,12 @@ refused there (they need the merged data).`,
 			// The same configuration layers as run (config.yaml, --config,
 			// --course), so that run and sweep in one folder measure one
 			// workload.
+			switch {
+			case o.s.concurrency != "":
+				o.sweepLoop = "sweep --concurrency"
+			case o.s.users != "":
+				o.sweepLoop = "sweep --users"
+			}
 			done, err := o.resolveConfig(cmd, args, env)
 			if err != nil || done {
 				return err
@@ -123,6 +139,7 @@ refused there (they need the merged data).`,
 	fs.DurationVar(&s.stepGap, "step-gap", defaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
 	bindWorkerFlags(fs, &o.w)
 	bindConfigFlags(fs, &o.runOptions)
+	fs.Lookup("max-error-rate").Usage = "with --sla: a step meets the SLA only when at most this fraction of its requests failed (default 0.01; requests the step's end canceled do not count)"
 	return cmd
 }
 
@@ -191,7 +208,6 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64,
 		if o.userSet(cmd, "max-concurrency") {
 			return "", nil, nil, load.Think{}, usageErrorf("sweep --%s keeps each step's load in flight: --max-concurrency %d would hold it at %d (leave it out)", flagOf(kind), o.f.maxConcurrency.v, o.f.maxConcurrency.v)
 		}
-		o.dropClosedLoopCap(cmd, "sweep --"+flagOf(kind), cmd.ErrOrStderr())
 	}
 	if o.s.requireLoad < 0 || (o.s.requireLoad > 0 && len(sla) == 0) {
 		return "", nil, nil, load.Think{}, usageErrorf("--require-load needs a positive load and --sla (it gates on the largest load under the SLA)")
