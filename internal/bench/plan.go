@@ -115,6 +115,11 @@ type Plan struct {
 	// once if it has passed). Workers of a distributed run share it
 	// (docs/distributed.md).
 	StartAt time.Time
+	// ConnLimit is the most connections the backend opens at once (its
+	// pool's cap, e.g. openai.Config.MaxConcurrency); 0 = no cap. The
+	// self-check compares a closed loop's users with it: a pool smaller
+	// than the loop holds fewer requests on the wire than asked.
+	ConnLimit int
 	// Worker is stamped on every record (record.Record.Worker: the
 	// worker index plus one); 0 for a single process. See Share.
 	Worker int

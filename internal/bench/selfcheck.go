@@ -81,7 +81,64 @@ func (s *sampler) stop(p *Plan, recs []record.Record) selfcheck.Measurements {
 		m.SchedLatencyP99 = histQuantile(now, buckets, 0.99)
 	}
 	dispatchFigures(&m, p, recs)
+	inFlightFigures(&m, p, recs)
 	return m
+}
+
+// inFlightFigures fills what a closed loop asked to keep in flight and
+// what it could hold: the connection pool's cap, and, for users who do
+// not think (a fixed concurrency) and start together, the peak overlap
+// of the records' [start, end] intervals, measured once there are
+// enough records for every user to have had two turns. Open loops and
+// conversations are not judged: their in-flight count is the server's.
+func inFlightFigures(m *selfcheck.Measurements, p *Plan, recs []record.Record) {
+	u := p.Load.Users
+	if u == nil || p.Conversations != nil {
+		return
+	}
+	wanted := u.Users
+	if u.Workers > 1 {
+		// This worker's share: the ids ≡ Worker modulo Workers.
+		wanted = (u.Users - u.Worker + u.Workers - 1) / u.Workers
+	}
+	m.InFlightWanted = wanted
+	held := 0
+	if u.Think.Max == 0 && u.SpawnRate == 0 && len(recs) >= 2*wanted {
+		held = peakOverlap(recs)
+	}
+	if c := p.ConnLimit; c > 0 && c < wanted && (held == 0 || held > c) {
+		held = c
+	}
+	m.InFlightHeld = held
+}
+
+// peakOverlap is the most records whose [StartTime, End()] intervals
+// overlap at one instant (an end before a start at the same instant).
+func peakOverlap(recs []record.Record) int {
+	type edge struct {
+		at    float64
+		delta int
+	}
+	edges := make([]edge, 0, 2*len(recs))
+	for i := range recs {
+		r := &recs[i]
+		edges = append(edges, edge{r.StartTime, 1}, edge{r.End(), -1})
+	}
+	slices.SortFunc(edges, func(a, b edge) int {
+		if a.at != b.at {
+			if a.at < b.at {
+				return -1
+			}
+			return 1
+		}
+		return a.delta - b.delta
+	})
+	n, peak := 0, 0
+	for _, e := range edges {
+		n += e.delta
+		peak = max(peak, n)
+	}
+	return peak
 }
 
 // histQuantile is the q-quantile of a runtime/metrics histogram (counts[i]

@@ -118,3 +118,40 @@ func TestDispatchFigures(t *testing.T) {
 		t.Errorf("capped: lag p99 %v, want 1ms", m.DispatchLagP99)
 	}
 }
+
+// TestInFlightFigures: a closed loop's in-flight count is judged against
+// its users: the peak overlap of the records, bounded by the backend's
+// connection pool, which a config's max_concurrency once set under a
+// --users loop (issue 29: 16 users held at 4, TTFT counting the wait).
+func TestInFlightFigures(t *testing.T) {
+	t.Parallel()
+	// 16 users, each with 3 back-to-back requests of 1 s: 16 overlap.
+	var recs []record.Record
+	for u := range 16 {
+		for k := range 3 {
+			recs = append(recs, record.Record{User: u + 1, StartTime: float64(k) + 0.01*float64(u), Latency: 0.99})
+		}
+	}
+	users := load.Users{Users: 16}
+	think := load.Users{Users: 16, Think: load.Think{Min: time.Second, Max: time.Second}}
+	tests := []struct {
+		name         string
+		p            Plan
+		recs         []record.Record
+		wanted, held int
+	}{
+		{"open loop: not judged", Plan{Load: Load{MaxConcurrency: 4}}, recs, 0, 0},
+		{"closed loop, no pool cap: the peak overlap", Plan{Load: Load{Users: &users}}, recs, 16, 16},
+		{"closed loop under a pool of 4: held at 4", Plan{Load: Load{Users: &users}, ConnLimit: 4}, recs, 16, 4},
+		{"thinking users: only the pool is judged", Plan{Load: Load{Users: &think}, ConnLimit: 4}, recs, 16, 4},
+		{"thinking users, no cap: not measured", Plan{Load: Load{Users: &think}}, recs, 16, 0},
+		{"too few records to tell: not measured", Plan{Load: Load{Users: &users}}, recs[:20], 16, 0},
+	}
+	for _, tt := range tests {
+		var m selfcheck.Measurements
+		inFlightFigures(&m, &tt.p, tt.recs)
+		if m.InFlightWanted != tt.wanted || m.InFlightHeld != tt.held {
+			t.Errorf("%s: wanted %d held %d, want %d and %d", tt.name, m.InFlightWanted, m.InFlightHeld, tt.wanted, tt.held)
+		}
+	}
+}

@@ -41,6 +41,7 @@ func Aggregate(rows []Row) (Row, error) {
 		out.Runs += max(r.Runs, 1)
 		out.Completed += r.Completed
 		out.Failed += r.Failed
+		out.Canceled += r.Canceled
 		if r.ResultFile != "" {
 			files = append(files, r.ResultFile)
 		}

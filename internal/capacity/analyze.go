@@ -16,6 +16,8 @@ package capacity
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/llmbench/llmbench/internal/record"
 )
@@ -114,9 +116,9 @@ func Analyze(kind Kind, sla SLA, rows []Row) (*Sweep, error) {
 	}
 	s.Saturation = saturation(s.Steps)
 	s.MaxLoadUnderSLA = maxLoad(s.Steps, sla)
-	s.Notes = notes(s.Steps)
-	s.Verdict = verdict(s)
+	s.Notes = notes(s.Steps, sla)
 	s.AtSLA = atSLA(s)
+	s.Verdict = verdict(s)
 	return s, nil
 }
 
@@ -238,11 +240,49 @@ func worstTerm(terms []TermResult, failing bool) string {
 	return best
 }
 
+// MinRequests is the fewest completed requests a percentile p (0..100)
+// of a per-request metric can rest on: 1 / (1 − p/100), so that at least
+// one request lies above it (p99: 100, p90: 10, the median: 2); 0 for a
+// key that is no per-request percentile (means, error_rate, throughputs,
+// ITL, which is pooled over token chunks).
+func MinRequests(key string) int {
+	m := latencyKey.FindStringSubmatch(key)
+	if m == nil || m[4] == "itl" {
+		return 0
+	}
+	p := 50.0
+	switch {
+	case m[2] != "":
+		p, _ = strconv.ParseFloat(m[2], 64)
+	case m[1] != "median":
+		return 0
+	}
+	if p >= 100 {
+		return 0
+	}
+	return int(math.Ceil(1/(1-p/100) - 1e-9))
+}
+
+// MinRequestsFor is the most MinRequests of the SLA's terms.
+func (s SLA) MinRequestsFor() int {
+	n := 0
+	for _, t := range s {
+		n = max(n, MinRequests(t.Key))
+	}
+	return n
+}
+
 // notes lists the caveats a reader must see beside the verdict.
-func notes(steps []Row) []string {
+func notes(steps []Row, sla SLA) []string {
 	out := []string{}
 	for i := range steps {
 		r := &steps[i]
+		for _, t := range sla {
+			if need := MinRequests(t.Key); r.Completed > 0 && r.Completed < need && counted(r) {
+				out = append(out, fmt.Sprintf("%s: %s rests on %d completed requests; a %s needs at least %d (raise --prompts-per-step or --step-duration)",
+					loadWords(r.Load, r.LoadKind), keyWords(t.Key), r.Completed, strings.SplitN(keyWords(t.Key), " ", 2)[0], need))
+			}
+		}
 		if r.HarnessLimited {
 			out = append(out, fmt.Sprintf("%s: harness-limited (%s); not counted as a server verdict", loadWords(r.Load, r.LoadKind), r.HarnessReason))
 		}

@@ -40,7 +40,7 @@ func TestAnalyzeIssueExample(t *testing.T) {
 	if fp(ml.Load) != "100" || *ml.Binding != "p99_ttft_ms" || fp(ml.FirstFailingLoad) != "128" {
 		t.Errorf("max load %s binding %v first failing %s, want 100, p99_ttft_ms, 128", fp(ml.Load), *ml.Binding, fp(ml.FirstFailingLoad))
 	}
-	for _, want := range []string{"meets the SLA up to 100 concurrent users", "p99 TTFT is the binding limit", "saturates at ~3,100 tok/s at 100", "scale out before 100"} {
+	for _, want := range []string{"meets the SLA up to 100 concurrent users", "p99 TTFT is the binding limit", "saturates at ~3,100 tok/s at 100", "scale out at 80 % of that load: a Kubernetes HPA target of 80 requests in flight per pod, or a SageMaker InvocationsPerInstance target of 1,163 per minute"} {
 		if !strings.Contains(s.Verdict, want) {
 			t.Errorf("verdict %q lacks %q", s.Verdict, want)
 		}

@@ -72,7 +72,26 @@ type AtSLA struct {
 	USDPer1MOutputTokens *float64 `json:"usd_per_1m_output_tokens"`
 	// Utilization is the step's; null when not read.
 	Utilization *Utilization `json:"utilization"`
+	// InFlight is the requests in flight per instance at Load: the load
+	// itself for a concurrency sweep, else Little's law, request
+	// throughput × mean E2EL (users spend their think time outside).
+	InFlight float64 `json:"in_flight"`
+	// HPATargetInFlight is a Kubernetes HPA's averageValue for requests
+	// in flight per pod: ScaleOutAt × InFlight, rounded
+	// (deploy/k8s/hpa-example.yaml: 0.8 × 96 ≈ 77).
+	HPATargetInFlight float64 `json:"hpa_target_in_flight"`
+	// SageMakerInvocationsTarget is a SageMaker target-tracking policy's
+	// TargetValue for SageMakerVariantInvocationsPerInstance (requests
+	// per instance per minute): ScaleOutAt × MaxInvocationsPerMinute,
+	// rounded.
+	SageMakerInvocationsTarget float64 `json:"sagemaker_invocations_per_instance_target"`
 }
+
+// ScaleOutAt is the share of the largest load under the SLA an
+// autoscaler should hold each instance to: the 20 % headroom covers the
+// minutes a new replica needs to start and load its weights
+// (deploy/k8s/hpa-example.yaml, docs/capacity.md "Scale-out targets").
+const ScaleOutAt = 0.8
 
 // Price sets the sweep's pricing and each step's cost at its load, then
 // the at-SLA figures; nil clears them. A step's cost is steady-state: the
@@ -123,9 +142,16 @@ func atSLA(s *Sweep) *AtSLA {
 		if r.Load != *ml {
 			continue
 		}
-		return &AtSLA{Load: r.Load, RequestThroughput: r.RequestThroughput, MaxInvocationsPerMinute: 60 * r.RequestThroughput,
+		a := &AtSLA{Load: r.Load, RequestThroughput: r.RequestThroughput, MaxInvocationsPerMinute: 60 * r.RequestThroughput,
 			OutputThroughput: r.OutputThroughput, MeanPerUserTPS: r.MeanPerUserTPS, P10PerUserTPS: r.P10PerUserTPS,
 			USDPerHour: r.USDPerHour, USDPer1MOutputTokens: r.USDPer1MOutputTokens, Utilization: r.Utilization}
+		a.InFlight = r.Load
+		if r.LoadKind != Concurrency {
+			a.InFlight = r.RequestThroughput * r.MeanE2ELMs / 1000
+		}
+		a.HPATargetInFlight = math.Round(ScaleOutAt * a.InFlight)
+		a.SageMakerInvocationsTarget = math.Round(ScaleOutAt * a.MaxInvocationsPerMinute)
+		return a
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
 )
 
 // Kind is what a sweep's load counts.
@@ -79,7 +80,15 @@ type Row struct {
 	Runs      int `json:"runs"`
 	Completed int `json:"completed"`
 	Failed    int `json:"failed"`
-	// ErrorRate = failed / (completed + failed); 0 with no requests.
+	// Canceled counts the failed requests of class canceled: those still
+	// in flight when the step's --step-duration (and its grace) ended,
+	// cut by the client, not failed by the server.
+	Canceled int `json:"canceled,omitempty"`
+	// ErrorRate = the server's failures / the requests it had a chance to
+	// answer: (failed − canceled) / (completed + failed − canceled); 0
+	// with no requests. A gate on it (error_rate in an SLA, sweep's
+	// --max-error-rate) then never charges the step's own end to the
+	// server.
 	ErrorRate         float64 `json:"error_rate"`
 	RequestThroughput float64 `json:"request_throughput"`
 	OutputThroughput  float64 `json:"output_throughput"`
@@ -171,8 +180,13 @@ func RowFrom(sum *metrics.Summary, st Step) Row {
 		"total_token_throughput":  sum.TotalTokenThroughput,
 		"max_concurrent_requests": float64(sum.MaxConcurrentRequests),
 	}
-	if n := sum.Completed + sum.Failed; n > 0 {
-		m["error_rate"] = float64(sum.Failed) / float64(n)
+	for _, c := range sum.Stream.Errors {
+		if c.Name == record.ErrCanceled {
+			r.Canceled = c.N
+		}
+	}
+	if n := sum.Completed + sum.Failed - r.Canceled; n > 0 {
+		m["error_rate"] = float64(sum.Failed-r.Canceled) / float64(n)
 	}
 	if sum.RequestGoodput != nil {
 		m["request_goodput"] = *sum.RequestGoodput

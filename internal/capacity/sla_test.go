@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -100,5 +101,39 @@ func TestKeyWords(t *testing.T) {
 		if got := keyWords(in); got != want {
 			t.Errorf("keyWords(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestMinRequests(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]int{
+		"p99_ttft_ms": 100, "p99.9_e2el_ms": 1000, "p90_tpot_ms": 10, "median_ttft_ms": 2, "p50_ttft_ms": 2,
+		"mean_ttft_ms": 0, "p99_itl_ms": 0, "error_rate": 0, "output_throughput": 0,
+	} {
+		if got := MinRequests(key); got != want {
+			t.Errorf("MinRequests(%s) = %d, want %d", key, got, want)
+		}
+	}
+	sla, _ := ParseSLA("p90_ttft_ms<500,p99_e2el_ms<9000,mean_itl_ms<30")
+	if got := sla.MinRequestsFor(); got != 100 {
+		t.Errorf("MinRequestsFor = %d, want 100", got)
+	}
+}
+
+// TestSmallSampleNote: a step whose SLA percentile rests on fewer
+// requests than it needs says so (issue 29: a p99 of 6 requests fed the
+// verdict silently).
+func TestSmallSampleNote(t *testing.T) {
+	t.Parallel()
+	rows := rowsOf(Concurrency, 0, spec{load: 1, tput: 100, p99TTFT: 40, p99ITL: 9}, spec{load: 2, tput: 190, p99TTFT: 42, p99ITL: 9})
+	rows[0].Completed = 6
+	sla, _ := ParseSLA("p99_ttft_ms<500,median_e2el_ms<90000")
+	s, err := Analyze(Concurrency, sla, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1 concurrent user: p99 TTFT rests on 6 completed requests; a p99 needs at least 100 (raise --prompts-per-step or --step-duration)"}
+	if fmt.Sprint(s.Notes) != fmt.Sprint(want) {
+		t.Errorf("notes %q, want %q", s.Notes, want)
 	}
 }

@@ -75,6 +75,14 @@ func loadWords(load float64, kind Kind) string {
 	return n + " req/s"
 }
 
+// num0 is a whole figure with thousands separators ("1,162", "77").
+func num0(v float64) string {
+	if math.Abs(v) >= 100 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return num(v)
+	}
+	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+}
+
 // num formats a figure for words: thousands separators and no decimals
 // from 100 up ("3,150"), one decimal from 10 ("55.2"), else two ("0.05").
 func num(v float64) string {
@@ -135,10 +143,12 @@ func verdict(s *Sweep) string {
 	var top *Row
 	limited := 0
 	for i := range s.Steps {
-		if counted(&s.Steps[i]) {
-			top = &s.Steps[i]
-		} else {
+		switch {
+		case !counted(&s.Steps[i]):
 			limited++
+		case s.Steps[i].Completed > 0 || top == nil:
+			// A step where nothing completed measured no throughput.
+			top = &s.Steps[i]
 		}
 	}
 	if top == nil {
@@ -193,8 +203,14 @@ func advice(s *Sweep) string {
 		return "extend the ladder to find the knee"
 	case ml.Load == nil && ml.FirstFailingLoad != nil:
 		return "one instance does not meet this SLA at any load tested: scale up, or test lower loads"
+	case ml.FirstFailingLoad != nil && s.AtSLA != nil:
+		// Not "scale out before L" beside "meets the SLA up to L": that
+		// read as a contradiction (issue 29). The targets hold each
+		// instance to ScaleOutAt of L.
+		return fmt.Sprintf("to stay inside it, scale out at %g %% of that load: a Kubernetes HPA target of %s requests in flight per pod, or a SageMaker InvocationsPerInstance target of %s per minute",
+			100*ScaleOutAt, num0(s.AtSLA.HPATargetInFlight), num0(s.AtSLA.SageMakerInvocationsTarget))
 	case ml.FirstFailingLoad != nil:
-		return "scale out before " + loadWords(*ml.Load, s.LoadKind)
+		return fmt.Sprintf("to stay inside it, scale out at %g %% of %s", 100*ScaleOutAt, loadWords(*ml.Load, s.LoadKind))
 	case s.Saturation != nil:
 		return "the SLA still holds past saturation, so throughput, not latency, sets the capacity"
 	}

@@ -102,7 +102,7 @@ func optB(v *bool) string {
 
 // WriteText writes the sweep as a table, one line per step, then the
 // saturation point, the max load under the SLA, the notes and the
-// verdict. Columns: load, request and output throughput, mean/p99 TTFT,
+// verdict. Columns: load, completed requests, request and output throughput, mean/p99 TTFT,
 // mean/p99 ITL, mean TPOT (ms), mean/p10 per-user TPS, error rate, and
 // SLA (pass, FAIL, or - without an SLA); a flag column marks H
 // (harness-limited) and L (Little's law off); cost and utilisation
@@ -110,8 +110,8 @@ func optB(v *bool) string {
 // load under the SLA comes the capacity there (see writeAtSLA).
 func WriteText(w io.Writer, s *Sweep) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%-12s %9s %11s %9s %9s %8s %8s %8s %8s %8s %7s %-5s %s%s\n",
-		string(s.LoadKind), "req/s", "out tok/s", "TTFT ms", "p99 TTFT", "ITL ms", "p99 ITL", "TPOT ms",
+	fmt.Fprintf(bw, "%-12s %9s %9s %11s %9s %9s %8s %8s %8s %8s %8s %7s %-5s %s%s\n",
+		string(s.LoadKind), "completed", "req/s", "out tok/s", "TTFT ms", "p99 TTFT", "ITL ms", "p99 ITL", "TPOT ms",
 		"user TPS", "p10 TPS", "err %", "SLA", "flags", extraHead(s))
 	for i := range s.Steps {
 		r := &s.Steps[i]
@@ -133,8 +133,8 @@ func WriteText(w io.Writer, s *Sweep) error {
 		if ex != "" {
 			flags = fmt.Sprintf("%-5s", flags)
 		}
-		fmt.Fprintf(bw, "%-12s %9.2f %11.1f %9.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %7.2f %-5s %s%s\n",
-			strconv.FormatFloat(r.Load, 'f', -1, 64), r.RequestThroughput, r.OutputThroughput,
+		fmt.Fprintf(bw, "%-12s %9d %9.2f %11.1f %9.1f %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %7.2f %-5s %s%s\n",
+			strconv.FormatFloat(r.Load, 'f', -1, 64), r.Completed, r.RequestThroughput, r.OutputThroughput,
 			r.MeanTTFTMs, r.P99TTFTMs, r.MeanITLMs, r.P99ITLMs, r.MeanTPOTMs,
 			r.MeanPerUserTPS, r.P10PerUserTPS, 100*r.ErrorRate, sla, flags, ex)
 	}

@@ -126,6 +126,8 @@ func writeAtSLA(w io.Writer, s *Sweep) {
 			line += fmt.Sprintf("; $%.3f per 1M output tokens at $%.3f/hour", *a.USDPer1MOutputTokens, *a.USDPerHour)
 		}
 		fmt.Fprintln(w, line)
+		fmt.Fprintf(w, "Scale-out targets (%g %% of that load): Kubernetes HPA averageValue %s requests in flight per pod (of %s); SageMaker target tracking on InvocationsPerInstance %s per minute (of %s)\n",
+			100*ScaleOutAt, num0(a.HPATargetInFlight), num(a.InFlight), num0(a.SageMakerInvocationsTarget), num(a.MaxInvocationsPerMinute))
 	}
 	if p := s.Pricing; p != nil {
 		inst := p.InstanceType

@@ -114,12 +114,12 @@ func newTestRunCmd() *cobra.Command {
 	return cmd
 }
 
-// TestExampleConfig checks the config.yaml shipped at the repository root:
+// TestExampleConfig checks the example docs/examples/config.yaml:
 // it parses with run's schema, documents every key (commented out or
 // not), and its active values are the built-in defaults.
 func TestExampleConfig(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join("..", "..", "config.yaml")
+	path := filepath.Join("..", "..", "docs", "examples", "config.yaml")
 	schema := configSchema(newTestRunCmd().Flags())
 	f, err := config.Load(path, schema)
 	if err != nil {

@@ -66,7 +66,51 @@ func TestREADMECommands(t *testing.T) {
 			if !ok {
 				t.Errorf("README line %d: llmbench %s: exit %d\n%s", c.line, strings.Join(c.args, " "), code, out)
 			}
+			checkReadmeResult(t, dir, c)
 		})
+	}
+	// Nothing saved unasked: from the clone root no config file makes
+	// runs save to bench_results/ (issue 29: README example 1 took the
+	// example config.yaml's cap, lengths and save_results).
+	if _, err := os.Stat(filepath.Join(dir, "bench_results")); err == nil {
+		t.Error("the README's commands saved results nobody asked for in bench_results/")
+	}
+}
+
+// checkReadmeResult checks that a run command whose result was saved
+// under a fixed name measured the workload its flags (and comment) say:
+// the rate, the prompt count and the concurrency cap, none of them
+// changed by a config file.
+func checkReadmeResult(t *testing.T, dir string, c readmeCommand) {
+	if len(c.args) == 0 || c.args[0] != "run" {
+		return
+	}
+	flag := func(name string) string {
+		for i, a := range c.args {
+			if a == name && i+1 < len(c.args) {
+				return c.args[i+1]
+			}
+		}
+		return ""
+	}
+	name := flag("--result-filename")
+	if name == "" {
+		return
+	}
+	res := readResult(t, filepath.Join(dir, flag("--result-dir"), name))
+	for key, want := range map[string]string{"request_rate": flag("--request-rate"), "num_prompts": flag("--num-prompts"), "max_concurrency": flag("--max-concurrency")} {
+		got := fmt.Sprint(res[key])
+		switch {
+		case want == "" && key == "request_rate":
+			want = "inf"
+		case want == "" && key == "max_concurrency":
+			want = "<nil>"
+		case want == "":
+			continue
+		}
+		if got != want && !(want == "inf" && strings.Contains(strings.ToLower(got), "inf")) {
+			t.Errorf("README line %d: %s is %s in the saved result, want %s (as the command says)", c.line, key, got, want)
+		}
 	}
 }
 
@@ -179,12 +223,13 @@ func shellWords(s string) []string {
 	return words
 }
 
-// readmeWorkspace copies what the README's commands read (config.yaml,
+// readmeWorkspace copies what the README's commands read (the example
+// config,
 // the example course, the synthetic sweep) into a scratch folder.
 func readmeWorkspace(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, p := range []string{"config.yaml", "courses/classification/data/state.json", "internal/htmlreport/testdata/sweep-synthetic.json"} {
+	for _, p := range []string{"docs/examples/config.yaml", "courses/classification/data/state.json", "internal/htmlreport/testdata/sweep-synthetic.json"} {
 		b, err := os.ReadFile(filepath.Join("../..", p))
 		if err != nil {
 			t.Fatal(err)

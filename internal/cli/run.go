@@ -48,6 +48,9 @@ type runOptions struct {
 	live *liveMetrics
 	// w are the distributed-run flags (run_worker.go, docs/distributed.md).
 	w workerFlags
+	// sweepMode is set by sweep, whose --users, --think-time and
+	// --spawn-rate are its own ladder's (checkClosedLoop is run's).
+	sweepMode bool
 }
 
 // newRunCmd builds "llmbench run".
@@ -111,6 +114,15 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	}
 	if f.ds.NumPrompts <= 0 || f.ds.NumPrompts > maxNumPrompts {
 		return usageErrorf("--num-prompts must be in 1..%d (got %d); split larger runs", maxNumPrompts, f.ds.NumPrompts)
+	}
+	if u := f.baseURL; u != "" && !strings.Contains(u, "://") {
+		// Go's URL parser would say "first path segment in URL cannot
+		// contain colon" of 127.0.0.1:8000.
+		shown := "http://" + u
+		if r := redactURL(shown); strings.HasPrefix(r, "http://") {
+			shown = r
+		}
+		return usageErrorf("--base-url %s has no scheme: add http:// (--base-url %s) or https://", strings.TrimPrefix(shown, "http://"), shown)
 	}
 	if strings.ContainsAny(f.label, `/\`) {
 		return usageErrorf("--label %q: must not contain a path separator (it starts the result file name; use --result-dir for folders)", f.label)
@@ -182,6 +194,9 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 
 // checkClosedLoop checks --users and its companions.
 func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
+	if o.sweepMode {
+		return nil // sweep checks its ladder (checkSweep)
+	}
 	f := &o.f
 	changed := func(name string) bool { return o.userSet(cmd, name) }
 	if f.users < 0 || f.spawnRate < 0 || f.duration < 0 || f.warmupDuration < 0 {
@@ -352,6 +367,8 @@ func (o *runOptions) endpointPath(cmd *cobra.Command, notes io.Writer) string {
 // render, finish. Each phase is a short function; the step itself
 // (internal/bench) knows nothing of flags or output.
 func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) error {
+	// demo's default cap (run's config caps were dropped when resolved).
+	o.dropClosedLoopCap(cmd, o.closedLoop(), env.Stderr)
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
@@ -382,13 +399,19 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
-	outcome, err := o.execute(ctx, plan, ui, rec)
+	outcome, err := o.execute(ctx, env, plan, ui, rec)
 	if err != nil {
 		return err
 	}
 	sum, err := bench.Summarize(plan, outcome)
 	if err != nil {
 		return &UsageError{Err: err}
+	}
+	if o.f.users > 0 {
+		// vLLM's num_prompts is the requests sent; the users cycled the
+		// dataset's prompts for as long as the run went on.
+		sent := len(outcome.Records)
+		sum.Params.NumPrompts = &sent
 	}
 	rec.close(outcome, &sum.Params, ui.errw)
 	if err := o.render(ui, plan, outcome, sum); err != nil {
@@ -398,13 +421,16 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
+	if o.f.users > 0 {
+		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
+	}
 	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec); err != nil {
 		return err
 	}
 	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
 		return err
 	}
-	return o.exitPolicy(outcome, sum.Metrics)
+	return o.exitPolicy(ctx, env, plan, outcome, sum.Metrics)
 }
 
 // console is where a run writes: the table on out, notes on errw; tty is
@@ -439,6 +465,14 @@ func (o *runOptions) checkAll(cmd *cobra.Command) error {
 // float is its repr ("inf", "10.0").
 func (o *runOptions) printBanner(out io.Writer) {
 	f := &o.f
+	if f.users > 0 {
+		// A closed loop has no request rate or burstiness: vLLM's lines
+		// would say "inf" and "Poisson process" of a run that had
+		// neither (issue 29).
+		fmt.Fprintf(out, "Closed loop: %s\n", o.closedLoopWords())
+		fmt.Fprintf(out, "Maximum request concurrency: %d\n", f.users)
+		return
+	}
 	burstKind := "Gamma distribution"
 	if float64(f.burstiness) == 1 {
 		burstKind = "Poisson process"
@@ -459,7 +493,7 @@ func (o *runOptions) printBanner(out io.Writer) {
 
 // execute runs the step with a progress bar, the interrupt note and the
 // records stream.
-func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
+func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
 	stopNote := context.AfterFunc(ctx, func() {
 		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
 	})
@@ -483,7 +517,7 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
 	}
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
-		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + o.endpointHint(plan, e)}
+		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + o.endpointHint(ctx, env, plan, e)}
 	}
 	if err != nil {
 		return nil, err
@@ -505,6 +539,9 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if canceled > 0 {
 		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, runner.DefaultGrace)
 	}
+	if n := canceledCount(outcome); !outcome.Interrupted && plan.Load.Duration > 0 && n > 0 {
+		fmt.Fprintf(ui.errw, "Note: %d requests still in flight %v after --duration ended were canceled; they count as failed (class canceled).\n", n, runner.DefaultGrace)
+	}
 	opt := report.RunReportOptions{Title: report.StreamSpecifics, FromIntended: o.f.fromIntended, Failures: failures}
 	if plan.Kind == bench.SageMaker {
 		opt.Title = report.SageMakerSpecifics
@@ -524,6 +561,36 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
 	return nil
+}
+
+// allFailedAlike is the failure every record shares (class and HTTP
+// status), as bench.EndpointError; nil when they differ or one succeeded.
+func allFailedAlike(outcome *bench.Outcome) *bench.EndpointError {
+	var e *bench.EndpointError
+	for i := range outcome.Records {
+		r := &outcome.Records[i]
+		switch {
+		case r.Success:
+			return nil
+		case e == nil:
+			e = &bench.EndpointError{Class: r.ErrorClass, Status: r.HTTPStatus, First: r.Error}
+		case e.Class != r.ErrorClass || e.Status != r.HTTPStatus:
+			return nil
+		}
+		e.N++
+	}
+	return e
+}
+
+// canceledCount counts the records that failed as canceled.
+func canceledCount(outcome *bench.Outcome) int {
+	n := 0
+	for i := range outcome.Records {
+		if outcome.Records[i].ErrorClass == record.ErrCanceled {
+			n++
+		}
+	}
+	return n
 }
 
 // firstError is the first failed record's error text.
@@ -602,13 +669,19 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 }
 
 // exitPolicy turns an interrupted run or too many errors into an exit code.
-func (o *runOptions) exitPolicy(outcome *bench.Outcome, sum *metrics.Summary) error {
+func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan, outcome *bench.Outcome, sum *metrics.Summary) error {
 	if outcome.Interrupted {
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	}
 	n := len(outcome.Records)
 	if n > 0 && sum.Completed == 0 {
-		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)", sum.Failed, n, firstError(outcome))}
+		// A run too small for the early stop (abortAfter) gets the same
+		// hint when its requests all failed alike.
+		hint := ""
+		if e := allFailedAlike(outcome); e != nil {
+			hint = o.endpointHint(ctx, env, plan, e)
+		}
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)%s", sum.Failed, n, firstError(outcome), hint)}
 	}
 	if o.f.maxErrorRate.set && n > 0 {
 		rate := float64(sum.Failed) / float64(n)
@@ -861,12 +934,78 @@ func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.O
 	return nil
 }
 
-// resultName is --result-filename, or vLLM's name for the run.
+// resultName is --result-filename, or vLLM's name for the run; a --users
+// run is named after its users (vLLM's name would say "infqps" and
+// "concurrency16" of it).
 func (o *runOptions) resultName(p *record.Params) string {
 	if o.f.resultFilename != "" {
 		return o.f.resultFilename
 	}
+	if o.f.users > 0 {
+		return usersFilename(p, o.f.users)
+	}
 	return report.ResultFilename(p)
+}
+
+// usersFilename is a closed-loop run's result file name in vLLM's shape:
+// {label}-users{N}-{model}-{date}.json, label being --label or the
+// backend and model the part of the model id after its last "/".
+func usersFilename(p *record.Params, users int) string {
+	base := p.ModelID
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	label := p.Backend
+	if p.Label != nil && *p.Label != "" {
+		label = *p.Label
+	}
+	return fmt.Sprintf("%s-users%d-%s-%s.json", label, users, base, p.Date)
+}
+
+// closedLoopWords describes a --users run: "16 users, think time
+// 1s-3s, 5 started per second, for 20s (the first 5s left out)".
+func (o *runOptions) closedLoopWords() string {
+	f := &o.f
+	s := fmt.Sprintf("%d users", f.users)
+	think, _ := load.ParseThink(f.thinkTime)
+	if think.Max > 0 {
+		s += ", think time " + think.String()
+	} else {
+		s += ", no think time"
+	}
+	if f.spawnRate > 0 {
+		s += ", " + strconv.FormatFloat(f.spawnRate, 'f', -1, 64) + " started per second"
+	} else {
+		s += ", all started at once"
+	}
+	if f.duration > 0 {
+		s += ", for " + f.duration.String()
+		if f.warmupDuration > 0 {
+			s += " (the first " + f.warmupDuration.String() + " left out)"
+		}
+	} else {
+		s += fmt.Sprintf(", %d requests", f.ds.NumPrompts)
+	}
+	return s
+}
+
+// closedLoopObject is the result's llmbench.closed_loop object of a
+// --users run: what the run was (vLLM's keys cannot say it) and what
+// num_prompts then counts.
+func (o *runOptions) closedLoopObject(sent int) *report.Object {
+	f := &o.f
+	think, _ := load.ParseThink(f.thinkTime)
+	x := report.NewObject()
+	x.Set("users", f.users)
+	x.Set("think_time", think.String())
+	x.Set("think_time_min_s", think.Min.Seconds())
+	x.Set("think_time_max_s", think.Max.Seconds())
+	x.Set("spawn_rate", f.spawnRate)
+	x.Set("duration_s", f.duration.Seconds())
+	x.Set("warmup_duration_s", f.warmupDuration.Seconds())
+	x.Set("dataset_prompts", f.ds.NumPrompts)
+	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, f.ds.NumPrompts))
+	return x
 }
 
 // arrivals is the arrival process the flags describe.

@@ -63,6 +63,17 @@ type configFlags struct {
 	// sources maps each flag resolved by resolveConfig, a user flag or
 	// one after "--" to where its value came from.
 	sources map[string]string
+
+	// schema, when set, holds the flags the file's keys are checked
+	// against (run's, for sweep: one file means the same for both); nil =
+	// the command's own. runOnly are the flags whose keys the command
+	// leaves to run (sweep has its own ladder of users and time bounds):
+	// skipped and named once in a note.
+	schema  *pflag.FlagSet
+	runOnly map[string]bool
+	skipped []string
+	// loaded is the file resolveConfig read ("" = none).
+	loaded string
 }
 
 // configOnlyFlags steer the configuration itself: they have no config key,
@@ -257,8 +268,12 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 	if err := c.resolveEndpoint(fs, course, env); err != nil {
 		return false, err
 	}
+	o.dropClosedLoopCap(cmd, o.closedLoop(), env.Stderr)
 	if inPlay {
 		c.resolveResults(fs, file, course, saveResults(file))
+	}
+	if len(c.skipped) > 0 {
+		fmt.Fprintf(env.Stderr, "Note: %s in %s: %s settings; llmbench %s leaves them out.\n", strings.Join(c.skipped, ", "), c.loaded, "llmbench run", cmd.Name())
 	}
 	if !c.printCommand {
 		return false, nil
@@ -266,10 +281,47 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 	if err := o.validate(cmd); err != nil {
 		return false, err
 	}
-	if redacted := writeCommand(env.Stdout, fs, c.sources); redacted > 0 {
+	if redacted := writeCommand(env.Stdout, "llmbench "+cmd.Name(), fs, c.sources); redacted > 0 {
 		fmt.Fprintf(env.Stderr, "Note: %d secret value(s) shown as [redacted].\n", redacted)
 	}
 	return true, nil
+}
+
+// dropClosedLoopCap unsets a max_concurrency that came from a config
+// file, the configuration's built-in defaults or demo's defaults when the
+// run is a closed loop (loop names it, e.g. "--users 16"; "" = not a
+// closed loop): the loop's concurrency is its own, and a smaller cap would
+// hold it lower on the client (the connection pool is sized by the cap)
+// while the report named the loop's (issue 29). A cap the user gave is
+// refused instead (checkClosedLoop, checkSweep). The note is written once,
+// for a value from a configuration.
+func (o *runOptions) dropClosedLoopCap(cmd *cobra.Command, loop string, notes io.Writer) {
+	f := &o.f
+	if loop == "" || !f.maxConcurrency.set || o.userSet(cmd, "max-concurrency") {
+		return
+	}
+	switch src := o.cfg.sources["max-concurrency"]; src {
+	case srcFile, srcDefault:
+		where := "the configuration's built-in default"
+		if src == srcFile {
+			where = "the config file"
+		}
+		fmt.Fprintf(notes, "Note: max_concurrency %d from %s does not apply to %s: a closed loop keeps its own requests in flight.\n", f.maxConcurrency.v, where, loop)
+	}
+	f.maxConcurrency = optInt{}
+	delete(o.cfg.sources, "max-concurrency")
+	if fl := cmd.Flags().Lookup("max-concurrency"); fl != nil {
+		fl.Changed = false
+	}
+}
+
+// closedLoop names run's closed loop for messages ("--users 16"); "" for
+// an open loop.
+func (o *runOptions) closedLoop() string {
+	if o.f.users > 0 {
+		return fmt.Sprintf("--users %d", o.f.users)
+	}
+	return ""
 }
 
 // noteSources parses the arguments after "--" and records which flags
@@ -398,7 +450,12 @@ func (c *configFlags) loadFile(flags *pflag.FlagSet, env *Env) (*config.File, er
 		path = config.DefaultFile
 		fmt.Fprintf(env.Stderr, "Using %s (--no-config ignores it)\n", path)
 	}
-	f, err := config.Load(path, configSchema(flags))
+	c.loaded = path
+	schemaFlags := flags
+	if c.schema != nil {
+		schemaFlags = c.schema
+	}
+	f, err := config.Load(path, configSchema(schemaFlags))
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
@@ -413,6 +470,12 @@ func (c *configFlags) apply(fs *pflag.FlagSet, s config.Setting, src string, abo
 		return nil
 	}
 	name := flagOfKey(s.Key)
+	if c.runOnly[name] {
+		if src == srcFile {
+			c.skipped = append(c.skipped, s.Key)
+		}
+		return nil
+	}
 	higher := func(flag string) bool { return c.sources[flag] != "" || above[flag] }
 	if higher(name) {
 		return nil
@@ -533,11 +596,11 @@ func saveResults(file *config.File) bool {
 	return false
 }
 
-// writeCommand prints the resolved "llmbench run" command: one flag per
+// writeCommand prints the resolved command (name: "llmbench run"): one flag per
 // setting that was set anywhere or differs from its default, in the order
 // run declares them, shell-quoted, with secrets redacted. It returns how
 // many values it redacted.
-func writeCommand(w io.Writer, fs *pflag.FlagSet, sources map[string]string) int {
+func writeCommand(w io.Writer, name string, fs *pflag.FlagSet, sources map[string]string) int {
 	var parts [][]string
 	redacted := 0
 	sorted := fs.SortFlags
@@ -597,7 +660,7 @@ func writeCommand(w io.Writer, fs *pflag.FlagSet, sources map[string]string) int
 	fs.SortFlags = sorted
 
 	var b strings.Builder
-	b.WriteString("llmbench run")
+	b.WriteString(name)
 	for _, p := range parts {
 		b.WriteString(" \\\n  ")
 		b.WriteString(strings.Join(p, " "))

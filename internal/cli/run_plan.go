@@ -30,6 +30,9 @@ type endpoint struct {
 	// modelID names the model in reports and file names; requestModel is
 	// the body's "model" ("" = omit, SageMaker without a model name).
 	modelID, requestModel string
+	// connLimit is the backend's cap on open connections (0 = none):
+	// bench.Plan.ConnLimit, for the self-check.
+	connLimit int
 }
 
 // plan resolves every flag once into the step's plan: backend, tokenizer,
@@ -105,6 +108,7 @@ func (o *runOptions) planWith(ctx context.Context, env *Env, ep *endpoint, errw 
 		Tokenizer:      tok,
 		Params:         o.recordParams(ep.modelID, tok != nil, tokID),
 		Preconnect:     f.preconnect,
+		ConnLimit:      ep.connLimit,
 	}, nil
 }
 
@@ -181,9 +185,9 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
-	ep := &endpoint{kind: kind, be: c, close: c.Close, http: c, modelID: f.model}
+	ep := &endpoint{kind: kind, be: c, close: c.Close, http: c, modelID: f.model, connLimit: o.maxConcurrencyOrZero()}
 	if ep.modelID == "" {
-		if err := o.modelFromServer(ctx, env, c, ep); err != nil {
+		if err := o.modelFromServer(ctx, env, c, ep, errw); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -196,8 +200,9 @@ func (o *runOptions) newOpenAIEndpoint(ctx context.Context, env *Env, cmd *cobra
 }
 
 // modelFromServer asks /v1/models for the model when --model is not given,
-// as vLLM does.
-func (o *runOptions) modelFromServer(ctx context.Context, env *Env, c *openai.Client, ep *endpoint) error {
+// as vLLM does, and says which it took (a server serving several would
+// otherwise be measured on one nobody named).
+func (o *runOptions) modelFromServer(ctx context.Context, env *Env, c *openai.Client, ep *endpoint, notes io.Writer) error {
 	mctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	models, err := openai.ListModels(mctx, c.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
@@ -212,6 +217,11 @@ func (o *runOptions) modelFromServer(ctx context.Context, env *Env, c *openai.Cl
 	if o.f.servedModelName == "" {
 		o.f.servedModelName = models[0].ID
 	}
+	others := ""
+	if len(models) > 1 {
+		others = fmt.Sprintf(", the first of %d it lists", len(models))
+	}
+	fmt.Fprintf(notes, "Model: %s (from the server's /v1/models%s; --model chooses)\n", models[0].ID, others)
 	return nil
 }
 

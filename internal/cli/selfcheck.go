@@ -28,6 +28,9 @@ func writeSelfCheck(w io.Writer, o *bench.Outcome) {
 	if m.AchievedRate > 0 && m.TargetRate > 0 && m.TargetRate < 1e308 {
 		fmt.Fprintf(w, ", %.4g of %.4g req/s", m.AchievedRate, m.TargetRate)
 	}
+	if m.InFlightWanted > 0 && m.InFlightHeld > 0 {
+		fmt.Fprintf(w, ", %d of %d requests held in flight", m.InFlightHeld, m.InFlightWanted)
+	}
 	fmt.Fprintln(w, ")")
 }
 

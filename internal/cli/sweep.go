@@ -31,6 +31,9 @@ type sweepFlags struct {
 	refine                    int
 	thinkTime                 string
 	spawnRate                 float64
+	// requireLoad, when > 0, is --require-load: exit 1 when the largest
+	// load under the SLA is below it.
+	requireLoad float64
 	// stepGap is the pause between steps on the clock schedule
 	// (sweep_worker.go): step k starts at --start-at + k × (stepDuration
 	// + stepGap).
@@ -41,6 +44,9 @@ type sweepFlags struct {
 type sweepOptions struct {
 	runOptions
 	s sweepFlags
+	// gate is set when the SLA's error_rate term is --max-error-rate's
+	// (withErrorGate), so the verdict states it.
+	gate bool
 }
 
 func newSweepCmd(env *Env) *cobra.Command {
@@ -80,8 +86,22 @@ refused there (they need the merged data).`,
     --worker-index 0 --worker-count 4 --start-at 2026-12-01T15:00:00Z
   llmbench merge results/ -o results/sweep-merged.json`,
 		Args: argsBetween(0, 0, "takes flags only"),
-		RunE: func(cmd *cobra.Command, _ []string) error { return o.sweep(cmd.Context(), env, cmd) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			// The same configuration layers as run (config.yaml, --config,
+			// --course), so that run and sweep in one folder measure one
+			// workload.
+			done, err := o.resolveConfig(cmd, args, env)
+			if err != nil || done {
+				return err
+			}
+			return o.sweep(cmd.Context(), env, cmd)
+		},
 	}
+	o.sweepMode = true
+	// A file's keys are run's (one file for both commands); run's closed
+	// loop and time bound are sweep's ladder and --step-duration here.
+	o.cfg.schema = newRunCmd(env).Flags()
+	o.cfg.runOnly = map[string]bool{"users": true, "duration": true, "warmup-duration": true, "multi-turn": true, "turn-think-time": true}
 	fs := cmd.Flags()
 	bindRunFlags(fs, &o.f)
 	bindMetricsFlags(fs, &o.m)
@@ -98,9 +118,12 @@ refused there (they need the merged data).`,
 	fs.IntVar(&s.runs, "runs", 1, "repeat each step this many times; rows report the mean and the spread")
 	fs.StringVar(&s.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
 	fs.BoolVar(&s.stopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
+	fs.Float64Var(&s.requireLoad, "require-load", 0, "with --sla: exit 1 when the largest load under the SLA is below this (a CI gate: \"capacity fell below N users\")")
 	fs.IntVar(&s.refine, "refine", 0, "after the ladder, bisect between the last passing and first failing load, at most this many extra steps")
 	fs.DurationVar(&s.stepGap, "step-gap", defaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
 	bindWorkerFlags(fs, &o.w)
+	bindConfigFlags(fs, &o.runOptions)
+	fs.Lookup("max-error-rate").Usage = "with --sla: a step meets the SLA only when at most this fraction of its requests failed (default 0.01; requests the step's end canceled do not count)"
 	return cmd
 }
 
@@ -162,9 +185,19 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64,
 	if o.s.runs < 1 || o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
 		return "", nil, nil, load.Think{}, usageErrorf("--runs must be >= 1; --refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
 	}
-	if kind != capacity.Users && cmd.Flags().Changed("think-time") {
+	if kind != capacity.Users && o.userSet(cmd, "think-time") {
 		return "", nil, nil, load.Think{}, usageErrorf("--think-time needs --users")
 	}
+	if kind != capacity.RequestRate {
+		if o.userSet(cmd, "max-concurrency") {
+			return "", nil, nil, load.Think{}, usageErrorf("sweep --%s keeps each step's load in flight: --max-concurrency %d would hold it at %d (leave it out)", flagOf(kind), o.f.maxConcurrency.v, o.f.maxConcurrency.v)
+		}
+		o.dropClosedLoopCap(cmd, "sweep --"+flagOf(kind), cmd.ErrOrStderr())
+	}
+	if o.s.requireLoad < 0 || (o.s.requireLoad > 0 && len(sla) == 0) {
+		return "", nil, nil, load.Think{}, usageErrorf("--require-load needs a positive load and --sla (it gates on the largest load under the SLA)")
+	}
+	sla = o.withErrorGate(sla)
 	if !cmd.Flags().Changed("percentile-metrics") {
 		o.f.percentileMetrics = "ttft,tpot,itl,e2el"
 	}
@@ -180,6 +213,37 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64,
 		o.f.metricPercentiles = addPercentile(o.f.metricPercentiles, p)
 	}
 	return kind, loads, sla, think, nil
+}
+
+// defaultSweepErrorRate is sweep's --max-error-rate when none is given:
+// a step where more than 1 % of the requests failed does not meet the
+// SLA, whatever its latencies (issue 29: a server killed mid-sweep gave
+// "60339 failed, SLA pass").
+const defaultSweepErrorRate = 0.01
+
+// maxErrorRate is the failed share a step may have and still pass.
+func (o *sweepOptions) maxErrorRate() float64 {
+	if o.f.maxErrorRate.set {
+		return o.f.maxErrorRate.v
+	}
+	return defaultSweepErrorRate
+}
+
+// withErrorGate adds error_rate<=--max-error-rate to an SLA that has no
+// error_rate term of its own (none to a sweep without an SLA, which
+// judges no step). Failures the step's own end canceled do not count
+// (capacity.Row.ErrorRate).
+func (o *sweepOptions) withErrorGate(sla capacity.SLA) capacity.SLA {
+	if len(sla) == 0 {
+		return sla
+	}
+	for _, t := range sla {
+		if t.Key == "error_rate" {
+			return sla
+		}
+	}
+	o.gate = true
+	return append(sla, capacity.Term{Key: "error_rate", Op: "<=", Value: o.maxErrorRate()})
 }
 
 // addPercentile appends p to a comma list of percentiles unless present.
@@ -224,6 +288,8 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 		return err
 	}
 	d.printSchedule(ui.errw)
+	d.loads = loads
+	d.printPlan(ui.errw, loads)
 	d.ladder(ctx, loads)
 	d.refine(ctx)
 	return d.finish(ctx)
@@ -243,10 +309,14 @@ type sweepDriver struct {
 	// windows are the rows' wall-clock windows, for CloudWatch.
 	windows []stepWindow
 	an      *capacity.Sweep
-	n       int // steps run
-	total   int // steps planned (grows with refinement)
+	loads   []float64 // the ladder
+	n       int       // steps run
+	total   int       // steps planned (grows with refinement)
 	// stopped says why the sweep ended early ("" = it did not).
 	stopped string
+	// dead says how the server stopped answering ("" = it did not): the
+	// sweep then ends with exit 1 and a verdict that says so.
+	dead string
 	// late are the steps that started late on the clock schedule
 	// (lateNote), kept in the sweep file's notes.
 	late []string
@@ -352,6 +422,7 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 	}
 	an.Price(price)
 	an.Notes = append(an.Notes, d.late...)
+	d.amendVerdict(an)
 	if an.Worker = d.o.w.info; an.Worker != nil {
 		// Loads name the whole step (so the workers' steps match), while
 		// the figures are this worker's share: only the merge is the
@@ -380,13 +451,51 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 		}
 		fmt.Fprintf(d.ui.out, "HTML report written to %s\n", h)
 	}
-	if d.stopped != "" {
+	if d.stopped != "" && d.dead == "" {
 		fmt.Fprintf(d.ui.out, "Note: the sweep stopped early: %s.\n", d.stopped)
 	}
 	if ctx.Err() != nil {
 		return &ExitError{Code: 130, Msg: "interrupted: the analysis above covers the finished steps"}
 	}
-	return nil
+	if d.dead != "" {
+		return &ExitError{Code: 1, Msg: "the server stopped answering: " + d.dead}
+	}
+	return d.requireLoad(an)
+}
+
+// amendVerdict adds to the verdict what the analysis of the rows cannot
+// know: the failure share a step may have (when --max-error-rate set
+// the SLA's error_rate term) and a server that stopped answering.
+func (d *sweepDriver) amendVerdict(an *capacity.Sweep) {
+	if d.o.gate {
+		an.Verdict += fmt.Sprintf(" A step meets the SLA only with at most %s of its requests failed (--max-error-rate %s).",
+			pctWords(d.o.maxErrorRate()), strconv.FormatFloat(d.o.maxErrorRate(), 'f', -1, 64))
+	}
+	if d.dead != "" {
+		an.Verdict = "the server stopped answering (" + d.dead + "), so the sweep ended there; over the steps before: " + an.Verdict
+	}
+}
+
+// pctWords is a fraction as a percentage in words: 0.01 is "1 %".
+func pctWords(f float64) string {
+	return strconv.FormatFloat(100*f, 'f', -1, 64) + " %"
+}
+
+// requireLoad is --require-load's gate.
+func (d *sweepDriver) requireLoad(an *capacity.Sweep) error {
+	need := d.o.s.requireLoad
+	if need <= 0 {
+		return nil
+	}
+	ml := an.MaxLoadUnderSLA.Load
+	if ml != nil && *ml >= need {
+		return nil
+	}
+	got := "no load tested"
+	if ml != nil {
+		got = strconv.FormatFloat(*ml, 'f', -1, 64)
+	}
+	return &ExitError{Code: 1, Msg: fmt.Sprintf("--require-load %s: the largest %s under the SLA is %s", strconv.FormatFloat(need, 'f', -1, 64), d.kind, got)}
 }
 
 // writeFileWith writes a file through a temporary name in the same folder

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -34,9 +37,11 @@ func (d *sweepDriver) stepLoad(l float64) bench.Load {
 // stepRequests is how many requests a step at level l sends: under
 // --step-duration as many as the time allows (a plan of requests is
 // cycled), else --prompts-per-step or a default that gives each level
-// enough requests to reach a steady state.
+// enough requests to reach a steady state and every percentile of the
+// SLA the requests it needs (capacity.MinRequests: 100 for a p99).
 func (d *sweepDriver) stepRequests(l float64) int {
 	s := &d.o.s
+	least := max(32, d.sla.MinRequestsFor())
 	switch {
 	case s.promptsPerStep > 0:
 		return s.promptsPerStep
@@ -45,9 +50,67 @@ func (d *sweepDriver) stepRequests(l float64) int {
 	case s.stepDuration > 0:
 		return len(d.base.Requests) // cycled until the time is up
 	case d.kind == capacity.RequestRate:
-		return max(32, int(math.Ceil(l*20)))
+		return max(least, int(math.Ceil(l*20)))
 	}
-	return max(32, 8*int(l))
+	return max(least, 8*int(l))
+}
+
+// printPlan says before the first step what the ladder will take: the
+// steps, their size and, bounded by time, about how long; bounded by
+// requests the time is the server's to set, and each step's line gives
+// an estimate for the rest.
+func (d *sweepDriver) printPlan(w io.Writer, loads []float64) {
+	s := &d.o.s
+	levels := make([]string, len(loads))
+	for i, l := range loads {
+		levels[i] = strconv.FormatFloat(l, 'f', -1, 64)
+	}
+	steps := len(loads) * s.runs
+	head := fmt.Sprintf("Plan: %d steps (%s %s", steps, d.kind, strings.Join(levels, ", "))
+	if s.runs > 1 {
+		head += fmt.Sprintf(", %d runs each", s.runs)
+	}
+	head += ")"
+	refine := ""
+	if s.refine > 0 {
+		refine = fmt.Sprintf(", plus up to %d refinement steps", s.refine*s.runs)
+	}
+	if s.stepDuration > 0 {
+		fmt.Fprintf(w, "%s of %v each after their warm-ups: about %v in all%s.\n", head, s.stepDuration, time.Duration(steps)*s.stepDuration, refine)
+		return
+	}
+	total := 0
+	lo, hi := math.MaxInt, 0
+	for _, l := range loads {
+		n := d.stepRequests(l)
+		total += n * s.runs
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	size := strconv.Itoa(lo)
+	if hi != lo {
+		size += "-" + strconv.Itoa(hi)
+	}
+	fmt.Fprintf(w, "%s of %s requests each, %d in all%s; the time depends on the server (each step's line estimates the rest).\n", head, size, total, refine)
+}
+
+// etaNote estimates the rest of the ladder after a step, at the pace of
+// the step just run: "" when bounded by time (the plan said) or when the
+// pace is unknown.
+func (d *sweepDriver) etaNote(loads []float64, row *capacity.Row) string {
+	if d.o.s.stepDuration > 0 || row.RequestThroughput <= 0 {
+		return ""
+	}
+	left := 0
+	for _, l := range loads {
+		if l > row.Load || (l == row.Load && d.n < d.total) {
+			left += d.stepRequests(l)
+		}
+	}
+	if left == 0 || d.n >= d.total {
+		return ""
+	}
+	eta := time.Duration(float64(left) / row.RequestThroughput * float64(time.Second))
+	return fmt.Sprintf(", ~%v left at this pace", eta.Round(time.Second))
 }
 
 // stepWarmups is --step-warmup, or the load itself (at most 64), so the
@@ -76,7 +139,21 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
 	d.o.live.startPhase(fmt.Sprintf("step-%d", d.n), p)
 	rec := d.stepRecords(stepName(d.kind, l, run, d.o.s.runs))
-	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{OpenRecords: rec.open}))
+	total := len(p.Requests)
+	if p.Load.Duration > 0 {
+		total = 0 // bounded by time
+	}
+	bar := newProgress(d.ui.tty, d.ui.errw, total, d.o.f.disableTqdm)
+	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{OpenRecords: rec.open, OnStart: bar.begin, OnRecord: bar.add}))
+	bar.finish()
+	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
+		// The first requests all failed alike: past the first step, the
+		// server that answered before has stopped.
+		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
+		d.dead = fmt.Sprintf("%s: %v", what, err)
+		fmt.Fprintln(d.ui.errw, "  "+d.stopped)
+		return false
+	}
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s failed: %v", what, err)
 		fmt.Fprintln(d.ui.errw, "  "+d.stopped)
@@ -97,7 +174,13 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	if an, err := capacity.Analyze(d.kind, d.sla, d.rows); err == nil {
 		d.an = an
 	}
-	fmt.Fprintf(d.ui.errw, "  %s\n", stepLine(&row, d.sla))
+	fmt.Fprintf(d.ui.errw, "  %s%s\n", stepLine(&row, d.sla), d.etaNote(d.loads, &row))
+	if row.Completed == 0 && row.Failed > 0 {
+		// Nothing answered: the next, heavier step would not either.
+		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, firstError(outcome))
+		d.stopped = d.dead
+		return false
+	}
 	return ctx.Err() == nil
 }
 
@@ -170,7 +253,7 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 
 // stepLine is the one-line progress note after a step.
 func stepLine(r *capacity.Row, sla capacity.SLA) string {
-	s := fmt.Sprintf("%.1f out tok/s, p99 TTFT %.1f ms, p99 ITL %.1f ms, %d failed", r.OutputThroughput, r.P99TTFTMs, r.P99ITLMs, r.Failed)
+	s := fmt.Sprintf("%d completed, %d failed, %.1f out tok/s, p99 TTFT %.1f ms, p99 ITL %.1f ms", r.Completed, r.Failed, r.OutputThroughput, r.P99TTFTMs, r.P99ITLMs)
 	if len(sla) > 0 {
 		ok := true
 		for _, t := range sla {

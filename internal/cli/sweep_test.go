@@ -149,10 +149,18 @@ func queueingServer(t *testing.T, n int, itl time.Duration) string {
 // runs Main when called as "llmbench"; see TestMain), bounded in time.
 func runChild(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	return runChildIn(t, "", args...)
+}
+
+// runChildIn is runChild in folder dir ("" = this one): where a
+// config.yaml is picked up.
+func runChildIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Args[0] = "llmbench"
+	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -141,6 +141,60 @@ func (c *Config) graceContext(ctx context.Context) (reqCtx context.Context, stop
 	return reqCtx, func() { stopGrace(); cancelReqs() }
 }
 
+// endWithRun is reqCtx, canceled Grace (or DefaultGrace) after end: a
+// time-bounded run ends with its duration, and a request a stalled server
+// holds is not left to run on to its own timeout (6 h by default; issue
+// 28). Such a request fails as record.ErrCanceled, as an interrupted run's
+// do: the cancel is a cancel, not a deadline, so backends class it so.
+// stop releases the timer.
+func (c *Config) endWithRun(reqCtx context.Context, end time.Time) (context.Context, func()) {
+	grace := c.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	ctx, cancel := context.WithCancel(reqCtx)
+	t := time.AfterFunc(time.Until(end.Add(grace)), cancel)
+	return ctx, func() { t.Stop(); cancel() }
+}
+
+// Connection back-off of closed-loop users (RunUsers): after
+// backoffAfter consecutive connection failures a user waits before its
+// next request, backoffFirst doubling up to backoffMax, so that users of
+// a server that went away do not re-send at the speed of a refused
+// connect (issue 29: 60,339 requests in ~2 s to a dead port, every one a
+// failure in the step).
+const (
+	backoffAfter = 2
+	backoffFirst = 50 * time.Millisecond
+	backoffMax   = time.Second
+)
+
+// backoff is the wait after n consecutive connection failures (0 below
+// backoffAfter).
+func backoff(n int) time.Duration {
+	if n < backoffAfter {
+		return 0
+	}
+	d := backoffFirst
+	for i := backoffAfter; i < n && d < backoffMax; i++ {
+		d *= 2
+	}
+	return min(d, backoffMax)
+}
+
+// sleepCtx waits d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
 // Prepare runs the ready check and the warm-ups. Neither affects metrics.
 func Prepare(ctx context.Context, cfg *Config) error {
 	if len(cfg.Requests) == 0 {
@@ -271,6 +325,9 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		var cancel context.CancelFunc
 		dispatchCtx, cancel = context.WithDeadline(ctx, origin.Add(cfg.Duration))
 		defer cancel()
+		var stopAtEnd func()
+		reqCtx, stopAtEnd = cfg.endWithRun(reqCtx, origin.Add(cfg.Duration))
+		defer stopAtEnd()
 	}
 	lres := load.Run(dispatchCtx, offsets, load.Options{MaxConcurrency: cfg.MaxConcurrency, Start: origin},
 		func(_ context.Context, it load.Item) {
@@ -308,13 +365,27 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 // taking cfg.Requests in turn (cycled). n bounds the number of requests
 // (0 = only u.Duration and ctx bound the run). Requests in the warm-up
 // window are sent but left out of the records. Interrupts behave as in
-// Run.
+// Run; with u.Duration, requests still in flight Grace after it are
+// canceled (endWithRun). A user whose requests fail to connect backoffAfter
+// times in a row waits before the next (backoff).
 func RunUsers(ctx context.Context, cfg *Config, u load.Users, n int) (*Result, error) {
 	if len(cfg.Requests) == 0 {
 		return nil, errors.New("runner: no requests")
 	}
 	reqCtx, stop := cfg.graceContext(ctx)
 	defer stop()
+	if u.Duration > 0 {
+		origin := cfg.Origin
+		if origin.IsZero() {
+			origin = time.Now()
+		}
+		var stopAtEnd func()
+		reqCtx, stopAtEnd = cfg.endWithRun(reqCtx, origin.Add(u.Duration))
+		defer stopAtEnd()
+	}
+	// Each user's run of connection failures, touched by that user's
+	// goroutine only.
+	refused := make([]int, u.Users)
 
 	var mu sync.Mutex
 	var recs []record.Record
@@ -341,6 +412,12 @@ func RunUsers(ctx context.Context, cfg *Config, u load.Users, n int) (*Result, e
 		req.Index = it.Index
 		var resp backend.Response
 		cfg.send(reqCtx, &req, &resp)
+		if resp.Err != nil && resp.ErrClass == record.ErrConnection {
+			refused[it.User]++
+			defer sleepCtx(ctx, backoff(refused[it.User]))
+		} else {
+			refused[it.User] = 0
+		}
 		if it.Warmup {
 			return
 		}

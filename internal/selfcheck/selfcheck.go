@@ -58,6 +58,16 @@ type Measurements struct {
 	Events int64
 	// Connections counts the connections the client opened.
 	Connections int64
+	// InFlightWanted is how many requests a closed loop asked to keep in
+	// flight (its users or its concurrency); 0 for an open loop, whose
+	// in-flight count is the server's to set.
+	InFlightWanted int
+	// InFlightHeld is the most requests the client could have had in
+	// flight at once: the peak overlap of the records, bounded by the
+	// backend's connection pool (a pool of 4 holds 4 requests on the wire
+	// whatever the loop asks; the others wait in the client, and that
+	// wait lands in TTFT). 0 = not measured.
+	InFlightHeld int
 }
 
 // CPUShare is CPU ÷ (Wall × Cores): the share of the host's cores the
@@ -138,6 +148,11 @@ func Judge(m Measurements, t Thresholds) Result {
 		short := 1 - m.AchievedRate/m.TargetRate
 		check(short, t.RateShortfall, fmt.Sprintf("achieved rate %.4g of %.4g req/s: shortfall", m.AchievedRate, m.TargetRate), pct)
 	}
+	if m.InFlightWanted > 0 && m.InFlightHeld > 0 && m.InFlightHeld < m.InFlightWanted {
+		// A closed loop that could not hold its load measured a smaller
+		// one under the bigger one's name: no figure of it stands.
+		invalid = append(invalid, fmt.Sprintf("held at most %d of %d requests in flight", m.InFlightHeld, m.InFlightWanted))
+	}
 	switch {
 	case len(invalid) > 0:
 		return Result{Verdict: Invalid, Reasons: append(invalid, degraded...)}
@@ -167,6 +182,12 @@ func (m *Measurements) Values() map[string]float64 {
 	}
 	if m.TargetRate > 0 && !math.IsInf(m.TargetRate, 1) {
 		v["target_rate"] = m.TargetRate
+	}
+	if m.InFlightWanted > 0 {
+		v["in_flight_wanted"] = float64(m.InFlightWanted)
+		if m.InFlightHeld > 0 {
+			v["in_flight_held"] = float64(m.InFlightHeld)
+		}
 	}
 	return v
 }

@@ -32,6 +32,9 @@ func TestJudge(t *testing.T) {
 			m.SchedLatencyP99, m.DispatchLagP99 = 100*time.Millisecond, 30*time.Millisecond
 		}), Invalid, []string{"scheduler", "dispatch lag"}},
 		{"exactly at a limit is still inside", with(func(m *Measurements) { m.SchedLatencyP99 = 5 * time.Millisecond }), Valid, nil},
+		{"a closed loop held at a quarter of its users invalidates", with(func(m *Measurements) { m.InFlightWanted, m.InFlightHeld = 16, 4 }), Invalid, []string{"held at most 4 of 16 requests in flight"}},
+		{"a closed loop that held all its users is valid", with(func(m *Measurements) { m.InFlightWanted, m.InFlightHeld = 16, 16 }), Valid, nil},
+		{"an in-flight count not measured is not judged", with(func(m *Measurements) { m.InFlightWanted = 16 }), Valid, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

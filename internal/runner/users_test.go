@@ -1,0 +1,109 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// refusedBackend fails every request at once as a refused connection,
+// as a dead port does.
+type refusedBackend struct{ calls atomic.Int64 }
+
+func (b *refusedBackend) Send(_ context.Context, _ *backend.Request, resp *backend.Response) {
+	b.calls.Add(1)
+	resp.Start = time.Now()
+	resp.Err, resp.ErrClass = errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), record.ErrConnection
+}
+
+// TestRunUsersBackOffOnDeadPort: closed-loop users of a dead port wait
+// after consecutive connection failures instead of re-sending at the
+// speed of a refused connect (issue 29: 60,339 requests in ~2 s). Four
+// users over 1 s send 2 at once each, then wait 50, 100, 200, 400 ms:
+// about 6 each; without the back-off, thousands.
+func TestRunUsersBackOffOnDeadPort(t *testing.T) {
+	t.Parallel()
+	be := &refusedBackend{}
+	cfg := &Config{Backend: be, Requests: requests(4)}
+	res, err := RunUsers(t.Context(), cfg, load.Users{Users: 4, Duration: time.Second}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := be.calls.Load(); n > 4*8 || n < 4*2 {
+		t.Errorf("%d requests to a dead port from 4 users in 1 s, want 8..32", n)
+	}
+	if len(res.Records) != int(be.calls.Load()) {
+		t.Errorf("%d records for %d requests", len(res.Records), be.calls.Load())
+	}
+}
+
+// stallBackend sends the head and never a token: the request runs until
+// its context ends.
+type stallBackend struct{}
+
+func (stallBackend) Send(ctx context.Context, _ *backend.Request, resp *backend.Response) {
+	resp.Start = time.Now()
+	<-ctx.Done()
+	resp.Err, resp.ErrClass = ctx.Err(), record.ErrCanceled
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		resp.ErrClass = record.ErrTimeout
+	}
+}
+
+// TestDurationEndsStalledRequests: a time-bounded run ends with its
+// duration: requests a stalled server holds are canceled Grace after it
+// (issue 28: they ran on to the 6 h request timeout), counted as failed,
+// class canceled, open loop and closed loop alike.
+func TestDurationEndsStalledRequests(t *testing.T) {
+	t.Parallel()
+	run := map[string]func(cfg *Config) (*Result, error){
+		"open loop": func(cfg *Config) (*Result, error) {
+			cfg.Duration = 200 * time.Millisecond
+			return Run(t.Context(), cfg)
+		},
+		"users": func(cfg *Config) (*Result, error) {
+			return RunUsers(t.Context(), cfg, load.Users{Users: 3, Duration: 200 * time.Millisecond}, 0)
+		},
+	}
+	for name, f := range run {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cfg := &Config{Backend: stallBackend{}, Requests: requests(3), Grace: 100 * time.Millisecond}
+			done := make(chan struct{})
+			var res *Result
+			var err error
+			go func() { res, err = f(cfg); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second): // "does not hang" only
+				t.Fatal("the run did not end with its duration")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Records) != 3 || res.Interrupted {
+				t.Fatalf("%d records, interrupted %v; want 3, not interrupted", len(res.Records), res.Interrupted)
+			}
+			for _, r := range res.Records {
+				if r.Success || r.ErrorClass != record.ErrCanceled {
+					t.Errorf("record %d: success %v class %q, want a canceled failure", r.Index, r.Success, r.ErrorClass)
+				}
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int]time.Duration{0: 0, 1: 0, 2: 50 * time.Millisecond, 3: 100 * time.Millisecond, 6: 800 * time.Millisecond, 7: time.Second, 100: time.Second} {
+		if got := backoff(n); got != want {
+			t.Errorf("backoff(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
