@@ -88,6 +88,9 @@ type runFlags struct {
 	metadata          []string
 	disableTqdm       bool
 	fromIntended      bool
+
+	// srv are --server-metrics and its companions (servermetrics.go).
+	srv serverMetricsFlags
 }
 
 // bindRunFlags declares run's flags on fs with vLLM's defaults.
@@ -100,6 +103,7 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	bindLoadFlags(fs, f)
 	bindSamplingFlags(fs, f)
 	bindOutputFlags(fs, f)
+	bindServerMetricsFlags(fs, &f.srv)
 }
 
 // bindEndpointFlags declares the server, model, tokenizer and request flags.
