@@ -222,7 +222,7 @@ func causeMarks(sw *Sweep) []Mark {
 func ServerSweepCharts(sw *Sweep) []Chart {
 	batch := Chart{ID: "sweep-server-batch", Title: "Server: running and waiting requests vs load", XLabel: sw.LoadUnit(), YLabel: "requests (server's gauges)",
 		Caption: "The server's own running batch and queue at each step (--server-metrics): the most seen (solid) and the mean over the step's scrapes (dashed). Running flat at its top while waiting grows is the batch limit; the saturation line names the cause the sweep found (docs/server-metrics.md).",
-		VMarks: causeMarks(sw)}
+		VMarks:  causeMarks(sw)}
 	for _, s := range []Series{
 		serverStepSeries(sw, "running, max", 0, false, 1, func(s *servermetrics.Summary) *float64 { return s.RunningMax }),
 		serverStepSeries(sw, "running, mean", 0, true, 1, func(s *servermetrics.Summary) *float64 { return s.RunningMean }),
