@@ -38,6 +38,12 @@ type Hooks struct {
 	// OnOutcome, when set, sees the step's outcome (self-check included)
 	// once the timed run is over.
 	OnOutcome func(o *Outcome)
+	// BeforeStart, when set, is called after the warm-ups and the
+	// preconnect, before the wait for Plan.StartAt and the clock's origin:
+	// what it costs (a server-metrics scrape that marks the window's start,
+	// a prefix-cache reset) delays the timed run without entering any of
+	// its figures.
+	BeforeStart func()
 }
 
 // Outcome is what Execute measured.
@@ -113,6 +119,9 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	out := &Outcome{RampEvents: ramp}
 	if out.Preconnected, err = preconnect(ctx, p, h); err != nil {
 		return nil, err
+	}
+	if h.BeforeStart != nil {
+		h.BeforeStart()
 	}
 	if !p.StartAt.IsZero() {
 		out.Late = max(0, time.Since(p.StartAt))

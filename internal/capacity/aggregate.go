@@ -64,6 +64,7 @@ func Aggregate(rows []Row) (Row, error) {
 	out.DispatchLagP99Ms = meanOf(rows, func(r *Row) *float64 { return r.DispatchLagP99Ms })
 	out.ClientCPU = meanOf(rows, func(r *Row) *float64 { return r.ClientCPU })
 	out.Utilization = meanUtilization(rows)
+	out.Server = lastServer(rows)
 	out.derive()
 	// One limited run limits the step, whatever the averages say; its
 	// reason is the one shown.

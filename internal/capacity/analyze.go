@@ -47,6 +47,12 @@ type Saturation struct {
 	Rule             string  `json:"rule"`
 	// Evidence says which higher step confirmed the knee, in words.
 	Evidence string `json:"evidence"`
+	// Cause is why the knee comes, from the server's own metrics
+	// (batch_limit, kv_cache, compute, unknown; see ExplainKnee), and
+	// CauseDetail one sentence with the numbers; absent when the sweep
+	// did not read them.
+	Cause       string `json:"cause,omitempty"`
+	CauseDetail string `json:"cause_detail,omitempty"`
 }
 
 // MaxLoad is the largest load that met the SLA and what limited it.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/servermetrics"
 )
 
 // Kind is what a sweep's load counts.
@@ -144,6 +145,9 @@ type Row struct {
 	// Utilization is the endpoint's instance utilisation over the step's
 	// window, from CloudWatch; absent when not read.
 	Utilization *Utilization `json:"utilization,omitempty"`
+	// Server is the server's own view of the step (--server-metrics,
+	// docs/server-metrics.md); absent when not read.
+	Server *servermetrics.Summary `json:"server,omitempty"`
 }
 
 // TermResult is one SLA term's outcome at one step.

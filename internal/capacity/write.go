@@ -143,6 +143,7 @@ func WriteText(w io.Writer, s *Sweep) error {
 	}
 	if sat := s.Saturation; sat != nil {
 		fmt.Fprintf(bw, "Saturation: %s at ~%s tok/s (%s)\n", loadWords(sat.Load, s.LoadKind), num(sat.OutputThroughput), sat.Evidence)
+		writeCause(bw, sat)
 	} else {
 		fmt.Fprintln(bw, "Saturation: not seen")
 	}

@@ -50,6 +50,7 @@ var flagGroups = []struct {
 var groupPrefixes = []struct{ prefix, title string }{
 	{"prefix-repetition-", "Dataset"}, {"timed-trace-", "Dataset"}, {"sonnet-", "Dataset"}, {"self-timed", "Dataset"},
 	{"no-self-timed", "Dataset"}, {"burstgpt-", "Dataset"}, {"sim-", "Simulator"},
+	{"server-metric", "Server metrics"}, {"reset-prefix-cache", "Server metrics"},
 }
 
 func groupOf(name string) string {
@@ -100,7 +101,7 @@ func groupedHelp(cmd *cobra.Command, _ []string) {
 	for _, g := range flagGroups {
 		order = append(order, g.title)
 	}
-	order = append(order, "Simulator", "Other")
+	order = append(order, "Server metrics", "Simulator", "Other")
 	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
 		g := groupOf(f.Name)
 		if sets[g] == nil {

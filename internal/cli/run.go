@@ -54,6 +54,9 @@ type runOptions struct {
 	// "" for rates), for dropClosedLoopCap.
 	sweepMode bool
 	sweepLoop string
+	// srv is the timed run's view of the server (--server-metrics,
+	// servermetrics.go); nil when not asked for.
+	srv *serverRun
 }
 
 // newRunCmd builds "llmbench run".
@@ -195,7 +198,7 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 	if f.backend != "sagemaker" && o.sm.endpointName != "" {
 		return usageErrorf("--endpoint-name needs --backend sagemaker")
 	}
-	return nil
+	return o.checkServerMetrics(cmd)
 }
 
 // checkClosedLoop checks --users and its companions.
@@ -405,11 +408,14 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
+	o.srv = o.startServer(ctx, ui.errw)
+	defer o.srv.stop()
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
 	if err != nil {
 		rec.abandon(ui.errw) // keep the records of a run stopped early
 		return err
 	}
+	o.srv.stop()
 	sum, err := bench.Summarize(plan, outcome)
 	if err != nil {
 		return &UsageError{Err: err}
@@ -420,6 +426,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		sent := len(outcome.Records)
 		sum.Params.NumPrompts = &sent
 	}
+	o.srv.crossCheck(outcome, sum.Metrics)
+	o.srv.toRecords(rec)
 	rec.close(outcome, &sum.Params, ui.errw)
 	steady, err := o.steadyState(plan, outcome, sum)
 	if err != nil {
@@ -435,6 +443,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if o.f.users > 0 {
 		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
+	o.srv.addExtras(extra)
 	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec, steady); err != nil {
 		return err
 	}
@@ -525,6 +534,7 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 		OnStart:     bar.begin,
 		OnRecord:    bar.add,
 		OpenRecords: rec.open,
+		BeforeStart: o.srv.beforeStart(ctx),
 	}))
 	bar.finish()
 	if errors.Is(err, bench.ErrInterruptedEarly) {
@@ -582,7 +592,11 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if err := report.WriteRunReport(out, sum, &s.Params, opt); err != nil {
 		return err
 	}
+	if err := o.srv.writeSection(out); err != nil {
+		return err
+	}
 	writeSelfCheck(out, outcome)
+	o.srv.writeCheck(out)
 	if plan.Tokenizer == nil && !o.f.skipTokenizer {
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}

@@ -99,6 +99,8 @@ type runFlags struct {
 	noSteadyState        bool
 	steadyStateThreshold float64
 	steadyStateMinWindow optFloat
+	// srv are --server-metrics and its companions (servermetrics.go).
+	srv serverMetricsFlags
 }
 
 // bindRunFlags declares run's flags on fs with vLLM's defaults.
@@ -111,6 +113,7 @@ func bindRunFlags(fs *pflag.FlagSet, f *runFlags) {
 	bindLoadFlags(fs, f)
 	bindSamplingFlags(fs, f)
 	bindOutputFlags(fs, f)
+	bindServerMetricsFlags(fs, &f.srv)
 }
 
 // bindEndpointFlags declares the server, model, tokenizer and request flags.

@@ -438,6 +438,9 @@ func (d *sweepDriver) finish(ctx context.Context) error {
 	an.Price(price)
 	an.Notes = append(an.Notes, d.late...)
 	d.amendVerdict(an)
+	if d.o.f.srv.spec != "" {
+		an.ExplainKnee(d.o.sharedPrefixes()) // servermetrics.go
+	}
 	if an.Worker = d.o.w.info; an.Worker != nil {
 		// Loads name the whole step (so the workers' steps match), while
 		// the figures are this worker's share: only the merge is the

@@ -144,7 +144,10 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		total = 0 // bounded by time
 	}
 	bar := newProgress(d.ui.tty, d.ui.errw, total, d.o.f.disableTqdm)
-	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{OpenRecords: rec.open, OnStart: bar.begin, OnRecord: bar.add}))
+	sr := d.o.startServer(ctx, d.ui.errw)
+	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{OpenRecords: rec.open, OnStart: bar.begin, OnRecord: bar.add,
+		BeforeStart: sr.beforeStart(ctx)}))
+	sr.stop()
 	bar.finish()
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
 		// The first requests all failed alike: past the first step, the
@@ -164,7 +167,7 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	warn := d.lateNote(outcome)
-	row, err := d.rowOf(p, outcome, stepInfo{load: l, run: run, rec: rec, warn: warn})
+	row, err := d.rowOf(p, outcome, stepInfo{load: l, run: run, rec: rec, warn: warn, server: sr})
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s: %v", what, err)
 		return false
@@ -217,6 +220,8 @@ type stepInfo struct {
 	rec  *recordsOut
 	// warn is the step's clock-schedule warning ("" = none).
 	warn string
+	// server is the step's view of the server (nil = not read).
+	server *serverRun
 }
 
 // rowOf summarizes a step, closes its records, saves its full result
@@ -226,11 +231,14 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	if err != nil {
 		return capacity.Row{}, err
 	}
+	si.server.crossCheck(outcome, sum.Metrics)
+	si.server.toRecords(si.rec)
 	si.rec.close(outcome, &sum.Params, d.ui.errw)
 	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true})
 	if err != nil {
 		return capacity.Row{}, err
 	}
+	si.server.setResult(obj)
 	if w := d.o.w.info; w != nil {
 		obj.Set("llmbench_worker", map[string]any{"run_id": w.RunID, "config_hash": w.ConfigHash,
 			"index": w.Index, "count": w.Count, "step_start_at": p.StartAt.UTC().Format(time.RFC3339Nano),
@@ -248,7 +256,9 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 		// Users i mod N (bench.Plan.Share): ceil((load - i) / N) of them.
 		st.Share = float64((int(si.load)-w.Index+w.Count-1)/w.Count) / si.load
 	}
-	return capacity.RowFrom(sum.Metrics, st), nil
+	row := capacity.RowFrom(sum.Metrics, st)
+	row.Server = si.server.summary()
+	return row, nil
 }
 
 // stepLine is the one-line progress note after a step.

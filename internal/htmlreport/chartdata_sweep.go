@@ -97,7 +97,8 @@ func SweepCharts(sw *Sweep) []Chart {
 	errs := Chart{ID: "sweep-errors", Title: "Error rate vs load", XLabel: sw.LoadUnit(), YLabel: "failed requests (%)",
 		Caption: "The share of failed requests per step. Errors that appear with load (timeouts, 429s) are a capacity limit even when latency looks fine.",
 		Series:  []Series{percentSeries(stepSeries(sw, "error_rate", "error rate", 3, false))}, VMarks: loadMarks(sw)}
-	out := []Chart{tp, latencyVsLoad(sw, "ttft", "TTFT"), latencyVsLoad(sw, "itl", "ITL"), pareto, errs}
+	out := append([]Chart{tp}, ServerSweepCharts(sw)...) // chartdata_server.go
+	out = append(out, latencyVsLoad(sw, "ttft", "TTFT"), latencyVsLoad(sw, "itl", "ITL"), pareto, errs)
 	if s := stepSeries(sw, "usd_per_1m_output_tokens", "cost", 4, false); len(s.XY) > 0 {
 		out = append(out, Chart{ID: "sweep-cost", Title: "Cost per million output tokens vs load", XLabel: sw.LoadUnit(), YLabel: "USD per 1M output tokens",
 			Caption: "What a million generated tokens cost at each step's throughput: it falls as load rises and flattens at saturation.",

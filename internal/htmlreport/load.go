@@ -162,20 +162,22 @@ func loadRecords(path string) (*Run, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	run.RequestsFrom = "records file"
+	addRecordsServerMetrics(run, path) // chartdata_server.go
 	return run, nil
 }
 
 // NewRun builds a Run from a run held in memory: its Summary, params and
 // records (as saved: output lengths resolved, see metrics.Summarize), plus
 // the result's extra top-level objects (e.g. "sagemaker", "cloudwatch",
-// "cost"; nil for none). name labels the run on the page.
+// "cost"; "llmbench/self_check" goes inside the llmbench object, as the
+// saved result has it; nil for none). name labels the run on the page.
 func NewRun(name string, s *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any) (*Run, error) {
 	obj, err := report.Result(s, p, recs, report.ResultOptions{Extras: true})
 	if err != nil {
 		return nil, err
 	}
 	for _, k := range sortedKeys(extra) {
-		obj.Set(k, extra[k])
+		setExtra(obj, k, extra[k])
 	}
 	values, err := objectValues(obj)
 	if err != nil {

@@ -155,6 +155,7 @@ func runSection(run *Run) Section {
 		s.Charts = append(s.Charts, ProfileCharts([]*Run{run}, []string{"this run"})...)
 	}
 	s.Charts = append(s.Charts, OverTimeCharts([]*Run{run}, []string{""})...)
+	s.Charts = append(s.Charts, ServerTimeCharts(run)...) // chartdata_server.go
 	if c := TimelineChart(run); c != nil {
 		s.Charts = append(s.Charts, *c)
 	}
@@ -162,7 +163,10 @@ func runSection(run *Run) Section {
 		s.Charts = append(s.Charts, *c)
 	}
 	if obj, ok := run.Result.Values[report.ExtrasKey].(map[string]any); ok {
-		s.After = append(s.After, extrasTable("llmbench extras (client self-check, stream specifics)", obj))
+		s.After = append(s.After, extrasTable("llmbench extras (client self-check, stream specifics)", withoutServerMetrics(obj)))
+	}
+	if t, ok := serverTable(run); ok {
+		s.After = append(s.After, t)
 	}
 	for _, x := range []struct{ key, title string }{
 		{"sagemaker", "SageMaker"}, {"cloudwatch", "CloudWatch"}, {"cost", "Cost"},

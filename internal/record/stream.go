@@ -2,6 +2,7 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,6 +33,9 @@ type End struct {
 	Records int `json:"records"`
 	// NotSent counts requests of the plan that were never sent.
 	NotSent int `json:"not_sent,omitempty"`
+	// Extras are figures beside the records, known at the end (the
+	// server's metrics: "server_metrics"), by key; see SetEndExtra.
+	Extras map[string]json.RawMessage `json:"extras,omitempty"`
 }
 
 // FlushEvery bounds how long a completed record may sit in a Stream's
@@ -53,6 +57,7 @@ type Stream struct {
 	stop  chan struct{}
 	done  chan struct{}
 	close sync.Once
+	extra map[string]json.RawMessage
 }
 
 // NewStream writes h to w and starts the periodic flush.
@@ -118,7 +123,7 @@ func (s *Stream) Close(p *Params, notSent int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err == nil && p != nil {
-		if err := s.enc.Encode(End{Version: 1, Params: *p, Records: s.n, NotSent: notSent}); err != nil {
+		if err := s.enc.Encode(End{Version: 1, Params: *p, Records: s.n, NotSent: notSent, Extras: s.extra}); err != nil {
 			s.err = fmt.Errorf("writing records end: %w", err)
 		}
 	}
@@ -126,4 +131,44 @@ func (s *Stream) Close(p *Params, notSent int) error {
 		s.err = s.bw.Flush()
 	}
 	return s.err
+}
+
+// SetEndExtra adds v, as JSON, to the End line's extras under key (the
+// last value set for a key wins); Close writes it. A report reads it back
+// with ReadEndExtras.
+func (s *Stream) SetEndExtra(key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("records end extra %s: %w", key, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.extra == nil {
+		s.extra = map[string]json.RawMessage{}
+	}
+	s.extra[key] = b
+	return nil
+}
+
+// ReadEndExtras returns the extras of a records file's End line; nil
+// when the file has no End line or no extras (a killed run, an older
+// file, conformance input).
+func ReadEndExtras(r io.Reader) (map[string]json.RawMessage, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		b, err := br.ReadBytes('\n')
+		if bytes.Contains(b, endKey) {
+			var e End
+			if uerr := json.Unmarshal(b, &e); uerr != nil {
+				return nil, fmt.Errorf("records end line: %w", uerr)
+			}
+			return e.Extras, nil
+		}
+		if err == io.EOF {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

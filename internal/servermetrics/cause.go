@@ -61,7 +61,8 @@ func (s StepSummary) load() string {
 //  3. the running batch's maximum is the largest of the sweep (within one
 //     request), no later step runs more than one request beyond it, and
 //     requests wait (waiting mean above the previous step's, or any
-//     waiting at the first step): batch_limit. The running mean is not
+//     waiting at the first step; or, at a knee that just fills the batch,
+//     a later step's waiting mean above the knee's): batch_limit. The running mean is not
 //     used: a short step's mean is dragged down by the scrapes before its
 //     first and after its last request;
 //  4. otherwise: compute.
@@ -104,16 +105,28 @@ func Cause(steps []StepSummary) (cause, detail string) {
 		if k > 0 && steps[k-1].Server != nil {
 			waits = waits && val(sv.WaitingMean) > val(steps[k-1].Server.WaitingMean)
 		}
+		// The throughput knee is often the step that just fills the
+		// batch: nobody waits there yet, and the queue grows at the
+		// steps after it while the batch stays at the cap.
+		waitMax := val(sv.WaitingMax)
+		if !waits {
+			for _, s := range steps[k+1:] {
+				if s.Server != nil && val(s.Server.WaitingMax) > 0 && val(s.Server.WaitingMean) > val(sv.WaitingMean) {
+					waits = true
+					waitMax = max(waitMax, val(s.Server.WaitingMax))
+				}
+			}
+		}
 		if run > 0 && run >= top-1 && later && waits {
 			from := knee
-			for _, s := range steps[:k+1] {
+			for _, s := range steps {
 				if s.Server != nil && val(s.Server.RunningMax) >= run-1 && val(s.Server.WaitingMax) > 0 {
 					from = s
 					break
 				}
 			}
 			return CauseBatchLimit, fmt.Sprintf("the batch is full at %s running requests from %s on (up to %s waiting): raise --max-num-seqs or add replicas",
-				fmtF(run), from.load(), fmtF(val(sv.WaitingMax)))
+				fmtF(run), from.load(), fmtF(waitMax))
 		}
 	}
 	detail = fmt.Sprintf("neither the batch cap nor the KV cache binds at %s (running mean %s, KV usage up to %s, no preemptions)",

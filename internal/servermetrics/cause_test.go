@@ -35,6 +35,13 @@ func TestCause(t *testing.T) {
 		{"batch limit at first wait", []StepSummary{
 			step(4, 4, 4, 0, 0, 0.2, 0, 22), knee(step(16, 8, 8, 7.8, 8, 0.4, 0, 25))},
 			CauseBatchLimit, []string{"full at 8 running requests from 16 users on"}},
+		// The throughput knee is the step that just fills the batch (8
+		// users, 8 slots): nobody waits there yet, the queue grows at
+		// every step after it (a real sweep over the simulator).
+		{"batch limit, queue after the knee", []StepSummary{
+			step(4, 3.2, 4, 0, 0, 0.01, 0, 3.1), knee(step(8, 5.3, 8, 0, 0, 0.013, 0, 4)),
+			step(16, 6.4, 8, 5.6, 8, 0.013, 0, 4), step(32, 6.5, 8, 18, 24, 0.013, 0, 3.9)},
+			CauseBatchLimit, []string{"the batch is full at 8 running requests from 16 users on (up to 24 waiting)"}},
 		// KV usage at the knee reaches 0.9: the cache, not the cap, binds.
 		{"kv usage", []StepSummary{
 			step(8, 8, 8, 0, 0, 0.5, 0, 30), knee(step(16, 12, 13, 3, 5, 0.93, 0, 40))},
