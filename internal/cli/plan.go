@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/plan"
@@ -160,9 +159,12 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 	if err := plan.WriteJSON(&js, p); err != nil {
 		return err
 	}
+	// --result-dir is made when missing, as run and sweep make theirs.
+	if err := os.MkdirAll(o.resultDir, 0o755); err != nil {
+		return err
+	}
 	path := filepath.Join(o.resultDir, plan.FileName(o.now().Format(bench.DateLayout)))
-	// 0600 like every result file: plans carry prices.
-	if err := atomicfile.Write(path, 0o600, func(w io.Writer) error { _, err := w.Write(js.Bytes()); return err }); err != nil {
+	if err := writeUserFile(path, func(w io.Writer) error { _, err := w.Write(js.Bytes()); return err }); err != nil {
 		return err
 	}
 	if o.format == "json" {

@@ -63,8 +63,9 @@ func TestPlanCommand(t *testing.T) {
 		p.SageMaker["min_capacity"] != 1.0 || p.SageMaker["max_capacity"] != 7.0 || p.SageMaker["target_invocations_per_instance_per_minute"] == nil {
 		t.Errorf("plan %v %v %v", p.Rec, p.HPA, p.SageMaker)
 	}
-	// --format json prints the plan file itself.
-	dir2 := t.TempDir()
+	// --format json prints the plan file itself; a --result-dir that does
+	// not exist yet is made, as run and sweep make theirs.
+	dir2 := filepath.Join(t.TempDir(), "new", "plans")
 	code, out, _ = runCLI(t, "plan", planSweep, "--peak-users", "40", "--result-dir", dir2, "--format", "json")
 	files2, _ := filepath.Glob(filepath.Join(dir2, "plan-*.json"))
 	if code != 0 || len(files2) != 1 {
