@@ -224,12 +224,12 @@ func shellWords(s string) []string {
 }
 
 // readmeWorkspace copies what the README's commands read (the example
-// config,
-// the example course, the synthetic sweep) into a scratch folder.
+// config, the example course, the synthetic sweep, the plan's sweep) into
+// a scratch folder.
 func readmeWorkspace(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, p := range []string{"docs/examples/config.yaml", "courses/classification/data/state.json", "internal/htmlreport/testdata/sweep-synthetic.json"} {
+	for _, p := range []string{"docs/examples/config.yaml", "courses/classification/data/state.json", "internal/htmlreport/testdata/sweep-synthetic.json", "internal/plan/testdata/sweep-sim-batch8.json"} {
 		b, err := os.ReadFile(filepath.Join("../..", p))
 		if err != nil {
 			t.Fatal(err)
