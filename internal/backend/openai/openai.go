@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/h1"
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/pyjson"
 	"github.com/llmbench/llmbench/internal/record"
@@ -128,8 +129,8 @@ type Client struct {
 	bufs    sync.Pool // *[]byte read buffers
 	colls   sync.Pool // *stream.Collector
 	// raw sends requests without net/http's request and response types
-	// when the direct transport serves the URL (rawreq.go); nil otherwise.
-	raw     *rawPath
+	// when the direct transport serves the URL (h1.Poster); nil otherwise.
+	raw     *h1.Poster
 	budget  *stream.Budget
 	secrets *redact.Redactor // API key and header values
 }
@@ -220,13 +221,13 @@ func New(cfg Config) (*Client, error) {
 		h.Set(kv.Key, kv.Value)
 	}
 	tr := NewTransport(cfg.MaxConcurrency, cfg.Insecure)
-	direct := newDirectTransport(tr, tr.MaxIdleConnsPerHost)
+	direct := h1.New(tr, tr.MaxIdleConnsPerHost)
 	c := &Client{
 		cfg:    cfg,
 		url:    cfg.URL,
 		tr:     tr,
 		header: h,
-		raw:    newRawPath(direct, cfg.URL, h),
+		raw:    h1.NewPoster(direct, cfg.URL, h),
 		http: &http.Client{
 			Transport: direct,
 			// Report redirects instead of following them: a POST that gets
@@ -422,7 +423,7 @@ func (c *Client) Bounds(t time.Duration) bool { return c.timeout <= t }
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	defer c.redactFailure(resp)
 	var deadline time.Time // for the raw path: its bound, instead of ctx's
-	if c.raw != nil && plainValue([]byte(req.ID)) && watchable(ctx) {
+	if c.raw != nil && h1.PlainValue([]byte(req.ID)) && h1.Watchable(ctx) {
 		deadline = time.Now().Add(c.timeout)
 		if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 			deadline = d
@@ -459,7 +460,7 @@ func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.R
 	var hresp *http.Response
 	if !deadline.IsZero() {
 		resp.Start = time.Now()
-		hresp, err = c.raw.do(ctx, body, req.ID, deadline, tickFor(c.timeout))
+		hresp, err = c.raw.Post(ctx, body, req.ID, deadline, h1.TickFor(c.timeout))
 	} else {
 		hreq, rerr := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 		if rerr != nil {
@@ -542,36 +543,14 @@ func transportError(ctx context.Context, err error, doing string) (class string,
 		return record.ErrTimeout, fmt.Errorf("%s: %w", doing, err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return record.ErrStreamTruncated, fmt.Errorf("%s: connection closed mid-stream: %w", doing, err)
-	case headTooLarge(err):
+	case h1.HeadTooLarge(err):
 		return record.ErrResponseTooLarge, fmt.Errorf("%s: %w", doing, err)
-	case framingError(err):
+	case h1.FramingError(err):
 		// The server is up and answering, in a framing no HTTP/1.1 client
 		// reads: not a connection failure (docs/transport.md).
 		return record.ErrMalformedStream, fmt.Errorf("%s: %w", doing, err)
 	}
 	return record.ErrConnection, fmt.Errorf("%s: %w", doing, err)
-}
-
-// headTooLarge says whether err is a response head over its size limit,
-// from the direct transport or net/http's (whose error has no type).
-func headTooLarge(err error) bool {
-	return errors.Is(err, errHeadTooLarge) || strings.Contains(err.Error(), "server response headers exceeded ")
-}
-
-// framingErrors are the chunked body's framing errors: the direct
-// transport's, whose messages are net/http's (chunked.go); net/http's own
-// are matched by message, as its chunked reader's errors are not exported.
-var framingErrors = []error{errChunkMalformed, errChunkBareLF, errChunkCR, errChunkLine, errChunkHex,
-	errChunkEmpty, errChunkLarge, errChunkExcess, errChunkTrailer}
-
-// framingError says whether err is a chunked-framing error.
-func framingError(err error) bool {
-	for _, f := range framingErrors {
-		if errors.Is(err, f) || err.Error() == f.Error() {
-			return true
-		}
-	}
-	return false
 }
 
 // errorBodyBytes is how much of a non-200 body goes into the error message.

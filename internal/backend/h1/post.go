@@ -1,4 +1,4 @@
-package openai
+package h1
 
 import (
 	"bufio"
@@ -13,10 +13,10 @@ import (
 // rawRequest is a benchmark request as the direct transport writes it,
 // without an http.Request per request (BENCHMARKS.md, "Cache lines per
 // chunk"): the head net/http writes for the client's URL and headers,
-// made once (newRawPath), then Content-Length, X-Request-Id and the body.
+// made once (NewPoster), then Content-Length, X-Request-Id and the body.
 type rawRequest struct {
 	prefix []byte // request line and fixed headers, without the blank line
-	id     string // X-Request-Id, "" for none; plainValue only
+	id     string // X-Request-Id, "" for none; PlainValue only
 	body   []byte
 	// whole: prefix is the whole request, blank line included (a GET).
 	whole bool
@@ -45,18 +45,22 @@ func (r *rawRequest) write(bw *bufio.Writer) error {
 	return err
 }
 
-// rawPath is what a Client needs to send its requests as rawRequests.
-type rawPath struct {
-	t      *directTransport
+// Poster sends one client's POSTs to one URL as bytes, without an
+// http.Request or header maps per request: the request line and headers
+// are written once (NewPoster), and each Post adds Content-Length,
+// X-Request-Id and the body. It is safe for concurrent use.
+type Poster struct {
+	t      *Transport
 	addr   string
 	tmpl   *http.Request // method and URL, for http.ReadResponse and messages
 	prefix []byte
 }
 
-// newRawPath returns the raw path for POSTs to apiURL with header h, or
-// nil when the direct transport would not send them itself (https, a
-// proxy, user info in the URL) or the head is not one it can extend.
-func newRawPath(t *directTransport, apiURL string, h http.Header) *rawPath {
+// NewPoster returns the Poster for POSTs through t to apiURL with header h
+// (which must not hold X-Request-Id), or nil when t would not send them
+// itself (https, a proxy, user info in the URL) or the head is not one it
+// can extend.
+func NewPoster(t *Transport, apiURL string, h http.Header) *Poster {
 	tmpl, err := http.NewRequestWithContext(context.Background(), http.MethodPost, apiURL, nil)
 	if err != nil {
 		return nil
@@ -80,12 +84,19 @@ func newRawPath(t *directTransport, apiURL string, h http.Header) *rawPath {
 		return nil
 	}
 	head = bytes.Replace(head, []byte(cl), nil, 1)
-	return &rawPath{t: t, addr: addr, tmpl: tmpl, prefix: append(head, "\r\n"...)}
+	return &Poster{t: t, addr: addr, tmpl: tmpl, prefix: append(head, "\r\n"...)}
 }
 
-// do sends body with request id id (which must be plainValue); a
-// non-zero deadline bounds it (see rawRequest).
-func (p *rawPath) do(ctx context.Context, body []byte, id string, deadline time.Time, tick time.Duration) (*http.Response, error) {
+// Post sends body with request id id ("" for none; it must be PlainValue)
+// and returns the answer, whose body the caller reads and closes. ctx and
+// deadline bound the whole exchange, body included: a non-zero deadline
+// is checked by the transport's watch every tick (at most one tick late),
+// and ctx, which must then be Watchable, ends it when cancelled; with a
+// zero deadline ctx alone bounds it, through a hook of its own. Errors
+// are *url.Error, as http.Client returns them; a body read that the
+// deadline or a cancel ended fails with context.DeadlineExceeded or ctx's
+// error.
+func (p *Poster) Post(ctx context.Context, body []byte, id string, deadline time.Time, tick time.Duration) (*http.Response, error) {
 	raw := &rawRequest{prefix: p.prefix, id: id, body: body, deadline: deadline, tick: tick}
 	resp, err := p.t.roundTrip(ctx, p.tmpl, raw, p.addr)
 	if err != nil {
