@@ -45,7 +45,7 @@ import (
 // and the response between them over channels; on a busy 2-core host each
 // hand-over waits in the run queue behind the other streams, and that wait
 // lands in TTFT (docs/fidelity.md, "The transport"). Requests are written
-// by Request.Write, or as bytes for the Client's own POSTs (post.go);
+// by Request.Write, or as bytes for a Poster's POSTs (post.go);
 // response heads are read by http.ReadResponse, or in place when they are
 // a usual streamed answer's (head.go); chunked bodies in place
 // (chunked.go). Each of those is fuzzed against net/http.
@@ -587,10 +587,16 @@ func (t *Transport) CloseIdleConnections() {
 	t.fallback.CloseIdleConnections()
 }
 
-// Preconnect opens connections to probe's server at once until n are idle
-// in the pool, sending probe (a GET without a body, which Serves must
-// accept) on each, and returns how many are idle and the first error.
-// ctx bounds all of it. See preconnect.
+// Preconnect opens connections to probe's server at once until n are
+// idle in the pool (whose size it raises to n), and returns how many are
+// idle and the first error; ctx bounds all of it. probe, a GET without a
+// body that Serves accepts, is written as bytes on each connection and
+// its answer read to its end: the server has then accepted the
+// connection and served a request on it, so none of its connection
+// set-up is left to the timed run. Dialling alone, as the floor client's
+// -preconnect does, left llmbench's TTFT error 3-5 ms above the floor's
+// at 1,000 streams; a request through net/http's types cost about 0.06
+// CPU s (BENCHMARKS.md, "Cache lines per chunk").
 func (t *Transport) Preconnect(ctx context.Context, probe *http.Request, n int) (int, error) {
 	addr, ok := t.serves(probe)
 	if !ok {
@@ -603,14 +609,7 @@ func (t *Transport) Preconnect(ctx context.Context, probe *http.Request, n int) 
 	return t.preconnect(ctx, addr, n, probe, &rawRequest{prefix: head.Bytes(), whole: true})
 }
 
-// preconnect opens connections to addr at once until n are idle in the
-// pool, and returns how many are (openai's Client.Preconnect). On each it sends
-// probe, written as raw, and reads the answer to its end: the server has
-// then accepted the connection and served a request on it, so none of
-// its connection set-up is left to the timed run. Dialling alone, as the
-// floor client's -preconnect does, left llmbench's TTFT error 3-5 ms
-// above the floor's at 1,000 streams; a request through net/http's types
-// cost about 0.06 CPU s (BENCHMARKS.md, "Cache lines per chunk").
+// preconnect is Preconnect for probe, written as raw, to addr.
 func (t *Transport) preconnect(ctx context.Context, addr string, n int, probe *http.Request, raw *rawRequest) (int, error) {
 	t.mu.Lock()
 	t.maxIdle = max(t.maxIdle, n)

@@ -92,3 +92,16 @@ func TestPreconnectRefused(t *testing.T) {
 		t.Errorf("%d places still taken after failed dials, want 0", tr.open[addr])
 	}
 }
+
+// TestPreconnectOnlyServed: a probe the transport would hand to its
+// fallback (https) opens nothing and says so.
+func TestPreconnectOnlyServed(t *testing.T) {
+	tr := New(netHTTP(0, false), 4)
+	probe, err := http.NewRequestWithContext(t.Context(), http.MethodGet, "https://127.0.0.1:1/v1/models", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idle, err := tr.Preconnect(t.Context(), probe, 2); err == nil || idle != 0 {
+		t.Errorf("idle %d, err %v; want 0 and an error", idle, err)
+	}
+}
