@@ -90,7 +90,7 @@ func tokenName(b []byte) bool {
 }
 
 // PlainValue says whether b is visible ASCII, spaces and tabs: a header
-// value written as it is (Poster's X-Request-Id must be one).
+// value written as it is (Poster.Post writes an X-Request-Id as bytes only if it is one).
 func PlainValue(b []byte) bool {
 	for _, c := range b {
 		if (c < ' ' && c != '\t') || c > '~' {

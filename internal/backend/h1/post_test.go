@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzStreamHead: a head streamHead accepts, http.ReadResponse reads the
@@ -104,21 +105,20 @@ func TestRawRequestMatchesNetHTTP(t *testing.T) {
 			h: header("Content-Type", "application/json", "User-Agent", "ua/2", "x-extra", "v", "Accept", "text/event-stream"), id: "r"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := NewPoster(New(netHTTP(0, false), 1), tc.url, tc.h)
-			if p == nil {
-				t.Fatal("no Poster for a plain http:// URL")
+			// Both of one Poster's paths: the bytes, and the
+			// http.Request the http.Client would write.
+			p, err := NewPoster(&http.Client{Transport: New(netHTTP(0, false), 1)}, tc.url, tc.h, time.Minute)
+			if err != nil || !p.Direct() {
+				t.Fatalf("no raw path for a plain http:// URL (%v)", err)
 			}
 			var got bytes.Buffer
 			bw := bufio.NewWriter(&got)
-			if err := (&rawRequest{prefix: p.prefix, id: tc.id, body: body}).write(bw); err != nil {
+			if err := (&rawRequest{prefix: p.raw.prefix, id: tc.id, body: body}).write(bw); err != nil {
 				t.Fatal(err)
 			}
 			_ = bw.Flush()
 			want, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, tc.url, bytes.NewReader(body))
-			want.Header = tc.h.Clone()
-			if tc.id != "" {
-				want.Header["X-Request-Id"] = []string{tc.id}
-			}
+			want.Header = p.requestHeader(tc.id)
 			var wantBytes bytes.Buffer
 			if err := want.Write(&wantBytes); err != nil {
 				t.Fatal(err)
@@ -148,20 +148,33 @@ func readRequest(t *testing.T, b []byte) parsedRequest {
 	return parsedRequest{r.Method, r.RequestURI, r.Host, r.Proto, r.Header, r.ContentLength, string(body)}
 }
 
-// TestPosterOnlyDirect: https, a proxy or user info in the URL go through
-// net/http, and a Poster's head starts with the request line and Host.
+// TestPosterOnlyDirect: https, a proxy, user info in the URL or an
+// X-Request-Id among the fixed headers go through net/http; a raw path's
+// head starts with the request line and Host.
 func TestPosterOnlyDirect(t *testing.T) {
-	tr := New(netHTTP(0, false), 1)
-	for url, want := range map[string]bool{
-		"http://127.0.0.1:8000/v1/completions":     true,
-		"https://127.0.0.1:8000/v1/completions":    false,
-		"http://u:p@127.0.0.1:8000/v1/completions": false,
+	client := &http.Client{Transport: New(netHTTP(0, false), 1)}
+	for _, tc := range []struct {
+		url  string
+		h    http.Header
+		want bool
+	}{
+		{"http://127.0.0.1:8000/v1/completions", http.Header{}, true},
+		{"https://127.0.0.1:8000/v1/completions", http.Header{}, false},
+		{"http://u:p@127.0.0.1:8000/v1/completions", http.Header{}, false},
+		{"http://127.0.0.1:8000/v1/completions", http.Header{"X-Request-Id": {"x"}}, false},
 	} {
-		if got := NewPoster(tr, url, http.Header{}) != nil; got != want {
-			t.Errorf("%s: Poster %v, want %v", url, got, want)
+		p, err := NewPoster(client, tc.url, tc.h, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Direct(); got != tc.want {
+			t.Errorf("%s %v: direct %v, want %v", tc.url, tc.h, got, tc.want)
 		}
 	}
-	if p := NewPoster(tr, "http://127.0.0.1:8000/v1/completions", http.Header{}); !strings.HasPrefix(string(p.prefix), "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n") {
+	if _, err := NewPoster(client, "http://[::1", http.Header{}, time.Minute); err == nil {
+		t.Error("NewPoster took a URL that does not parse")
+	}
+	if p := newRawPath(client.Transport.(*Transport), "http://127.0.0.1:8000/v1/completions", http.Header{}); !strings.HasPrefix(string(p.prefix), "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n") {
 		t.Error("prefix does not start with the request line and Host")
 	}
 }

@@ -4,9 +4,9 @@
 // goroutine or channel per connection (docs/transport.md,
 // docs/fidelity.md, "The transport"). Transport implements
 // http.RoundTripper and keeps its own pool of idle connections; Poster
-// sends a client's POSTs as bytes, bounded by a deadline through one
-// ticker per transport instead of a timer per request; Preconnect opens
-// connections before a timed run.
+// sends a client's POSTs, as bytes when it can, each bounded by the
+// request timeout through one ticker per transport instead of a timer per
+// request; Preconnect opens connections before a timed run.
 //
 // It reads what net/http's Transport reads and rejects what it rejects —
 // 1xx heads skipped, heads bounded to 10 MiB, bare-LF heads, chunked

@@ -41,16 +41,15 @@ const (
 	firedCancel
 )
 
-// Watchable says whether ctx may go with a non-zero deadline to
-// Poster.Post: whether it can key the watch's map. A context whose dynamic
-// type is not comparable goes with a zero deadline, through
-// context.AfterFunc.
+// Watchable says whether ctx can key the watch's map. Poster.Post sends
+// a request under a context whose dynamic type is not comparable through
+// the http.Client instead, bounded by context.AfterFunc.
 func Watchable(ctx context.Context) bool {
 	return reflect.TypeOf(ctx).Comparable()
 }
 
 // TickFor is the watch's tick for a request timeout: a hundredth of it,
-// between 10 ms and 1 s (Poster.Post's tick).
+// between 10 ms and 1 s (a Poster's tick).
 func TickFor(timeout time.Duration) time.Duration {
 	return min(max(timeout/100, 10*time.Millisecond), time.Second)
 }

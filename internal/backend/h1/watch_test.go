@@ -25,13 +25,13 @@ func TestWatchDrains(t *testing.T) {
 	defer srv.Close()
 	tr := New(netHTTP(0, false), 4)
 	defer tr.CloseIdleConnections()
-	p := NewPoster(tr, srv.URL+"/v1/completions", http.Header{"Content-Type": {"application/json"}})
-	if p == nil {
-		t.Fatal("no Poster for an http:// test server")
+	const timeout = 300 * time.Millisecond
+	p, err := NewPoster(&http.Client{Transport: tr}, srv.URL+"/v1/completions", http.Header{"Content-Type": {"application/json"}}, timeout)
+	if err != nil || !p.Direct() {
+		t.Fatalf("no direct Poster for an http:// test server (%v)", err)
 	}
 	canceled, cancel := context.WithCancel(t.Context())
 	cancel()
-	const timeout = 300 * time.Millisecond
 	for _, tc := range []struct {
 		name string
 		ctx  context.Context
@@ -40,10 +40,14 @@ func TestWatchDrains(t *testing.T) {
 		{"deadline", t.Context(), context.DeadlineExceeded},
 		{"cancelled before", canceled, context.Canceled},
 	} {
-		resp, err := p.Post(tc.ctx, []byte(`{}`), "id-1", time.Now().Add(timeout), TickFor(timeout))
+		var start time.Time
+		ex, err := p.Post(tc.ctx, []byte(`{}`), "id-1", &start)
 		if err == nil {
-			_, err = io.ReadAll(resp.Body)
-			resp.Body.Close()
+			_, err = io.ReadAll(ex.Resp.Body)
+		}
+		ex.Close()
+		if start.IsZero() {
+			t.Errorf("%s: start not stamped", tc.name)
 		}
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)

@@ -10,7 +10,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -128,9 +127,9 @@ type Client struct {
 	timeout time.Duration
 	bufs    sync.Pool // *[]byte read buffers
 	colls   sync.Pool // *stream.Collector
-	// raw sends requests without net/http's request and response types
-	// when the direct transport serves the URL (h1.Poster); nil otherwise.
-	raw     *h1.Poster
+	// poster sends the benchmark requests: as bytes through the h1
+	// transport when it can, else through http.
+	poster  *h1.Poster
 	budget  *stream.Budget
 	secrets *redact.Redactor // API key and header values
 }
@@ -227,7 +226,6 @@ func New(cfg Config) (*Client, error) {
 		url:    cfg.URL,
 		tr:     tr,
 		header: h,
-		raw:    h1.NewPoster(direct, cfg.URL, h),
 		http: &http.Client{
 			Transport: direct,
 			// Report redirects instead of following them: a POST that gets
@@ -240,6 +238,10 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
+	}
+	var err error
+	if c.poster, err = h1.NewPoster(c.http, cfg.URL, h, c.timeout); err != nil {
+		return nil, fmt.Errorf("invalid API URL %q: %v", cfg.URL, err)
 	}
 	n := cfg.ReadBufferBytes
 	if n <= 0 {
@@ -412,8 +414,7 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // Bounds reports whether the client's request timeout is at most t
-// (backend.Bounder): Send bounds every request by it, through its
-// context's deadline or the direct transport's watch.
+// (backend.Bounder): Send bounds every request by it (h1.Poster).
 func (c *Client) Bounds(t time.Duration) bool { return c.timeout <= t }
 
 // Send posts req and streams the answer into resp; see backend.Backend.
@@ -422,80 +423,40 @@ func (c *Client) Bounds(t time.Duration) bool { return c.timeout <= t }
 // it returned.
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	defer c.redactFailure(resp)
-	var deadline time.Time // for the raw path: its bound, instead of ctx's
-	if c.raw != nil && h1.PlainValue([]byte(req.ID)) && h1.Watchable(ctx) {
-		deadline = time.Now().Add(c.timeout)
-		if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-			deadline = d
-		}
-	} else if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.timeout {
-		// Only when the caller's deadline is later: a second timer and
-		// context per request cost CPU at 1,000 streams (BENCHMARKS.md,
-		// "The head of a chunk").
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	hresp := c.post(ctx, req, resp, deadline)
-	if hresp == nil {
+	ex, ok := c.post(ctx, req, resp)
+	if !ok {
 		return
 	}
-	defer hresp.Body.Close()
-	c.stream(ctx, req, hresp.Body, resp)
+	defer ex.Close()
+	c.stream(ex.Context(), req, ex.Resp.Body, resp)
 }
 
-// post sends req and returns the response to stream, or nil with resp
+// post sends req and returns the exchange to stream, or false with resp
 // holding the failure. Not inlined: its request-building locals are gone
 // from the stack while the answer streams; with storeRecord's, a parked
 // stream's stack is 1.9 KB, not 2.8, for each collection to scan
 // (BENCHMARKS.md, "Parked stacks").
 //
 //go:noinline
-func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response, deadline time.Time) *http.Response {
+func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response) (h1.Exchange, bool) {
 	body, err := BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 	if err != nil {
 		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
-		return nil
+		return h1.Exchange{}, false
 	}
-	var hresp *http.Response
-	if !deadline.IsZero() {
-		resp.Start = time.Now()
-		hresp, err = c.raw.Post(ctx, body, req.ID, deadline, h1.TickFor(c.timeout))
-	} else {
-		hreq, rerr := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-		if rerr != nil {
-			resp.Err, resp.ErrClass = rerr, record.ErrOther
-			return nil
-		}
-		hreq.Header = c.requestHeader(req.ID)
-		resp.Start = time.Now()
-		hresp, err = c.http.Do(hreq)
-	}
+	ex, err := c.poster.Post(ctx, body, req.ID, &resp.Start)
 	if err != nil {
-		resp.ErrClass, resp.Err = transportError(ctx, err, "sending request")
-		return nil
+		resp.ErrClass, resp.Err = transportError(ex.Context(), err, "sending request")
+		ex.Close()
+		return h1.Exchange{}, false
 	}
-	resp.HTTPStatus = hresp.StatusCode
-	if hresp.StatusCode != http.StatusOK {
-		resp.ErrClass, resp.Err = statusError(hresp, c.secrets)
-		hresp.Body.Close()
-		return nil
+	resp.HTTPStatus = ex.Resp.StatusCode
+	if ex.Resp.StatusCode != http.StatusOK {
+		resp.ErrClass, resp.Err = statusError(ex.Resp, c.secrets)
+		ex.Close()
+		return h1.Exchange{}, false
 	}
-	return hresp
-}
-
-// requestHeader is the client's headers plus the request's id. The value
-// slices are shared, not cloned: nothing on the request path changes
-// them, and each would be an allocation per request.
-func (c *Client) requestHeader(id string) http.Header {
-	h := make(http.Header, len(c.header)+1)
-	for k, v := range c.header {
-		h[k] = v[:len(v):len(v)] // an append makes a copy
-	}
-	if id != "" {
-		h["X-Request-Id"] = []string{id}
-	}
-	return h
+	return ex, true
 }
 
 // stream reads the answer's body into resp through a pooled collector.

@@ -14,7 +14,7 @@ func TestRawPathOnlyDirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := c.raw != nil; got != want {
+		if got := c.poster.Direct(); got != want {
 			t.Errorf("%s: raw path %v, want %v", url, got, want)
 		}
 	}

@@ -30,7 +30,7 @@ func TestWatchBounds(t *testing.T) {
 	}))
 	defer srv.Close()
 	c := newClient(t, srv, Config{Timeout: 300 * time.Millisecond})
-	if c.raw == nil {
+	if !c.poster.Direct() {
 		t.Fatal("no raw path for an http:// test server")
 	}
 	canceled, cancel := context.WithCancel(t.Context())
