@@ -2,7 +2,9 @@
 // (vLLM's /v1/completions and /v1/chat/completions): it builds the request
 // bodies vLLM's "openai" and "openai-chat" backends send, streams the SSE
 // response through internal/backend/stream and stamps each token chunk with
-// the monotonic time of the read that completed it.
+// the monotonic time of the read that completed it. Requests go out through
+// internal/backend/h1: its hand-written HTTP/1.1 transport for plain
+// http:// URLs, net/http for the rest.
 //
 // It does not retry, follow redirects or decompress: each of those would
 // change what is measured. Like vLLM's aiohttp session (trust_env=True) it
