@@ -153,8 +153,8 @@ func TestHostileFramingMatchesNetHTTP(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if (c.raw != nil) != (path.name == "raw") {
-					t.Fatalf("%s: the raw path is %v", path.name, c.raw)
+				if (c.poster.Direct()) != (path.name == "raw") {
+					t.Fatalf("%s: the raw path is %v", path.name, c.poster.Direct())
 				}
 				served := srv.served.Load()
 				for i, want := range tc.want {

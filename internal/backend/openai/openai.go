@@ -2,7 +2,9 @@
 // (vLLM's /v1/completions and /v1/chat/completions): it builds the request
 // bodies vLLM's "openai" and "openai-chat" backends send, streams the SSE
 // response through internal/backend/stream and stamps each token chunk with
-// the monotonic time of the read that completed it.
+// the monotonic time of the read that completed it. Requests go out through
+// internal/backend/h1: its hand-written HTTP/1.1 transport for plain
+// http:// URLs, net/http for the rest.
 //
 // It does not retry, follow redirects or decompress: each of those would
 // change what is measured. Like vLLM's aiohttp session (trust_env=True) it
@@ -10,7 +12,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -26,6 +27,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/h1"
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/pyjson"
 	"github.com/llmbench/llmbench/internal/record"
@@ -127,9 +129,9 @@ type Client struct {
 	timeout time.Duration
 	bufs    sync.Pool // *[]byte read buffers
 	colls   sync.Pool // *stream.Collector
-	// raw sends requests without net/http's request and response types
-	// when the direct transport serves the URL (rawreq.go); nil otherwise.
-	raw     *rawPath
+	// poster sends the benchmark requests: as bytes through the h1
+	// transport when it can, else through http.
+	poster  *h1.Poster
 	budget  *stream.Budget
 	secrets *redact.Redactor // API key and header values
 }
@@ -220,13 +222,12 @@ func New(cfg Config) (*Client, error) {
 		h.Set(kv.Key, kv.Value)
 	}
 	tr := NewTransport(cfg.MaxConcurrency, cfg.Insecure)
-	direct := newDirectTransport(tr, tr.MaxIdleConnsPerHost)
+	direct := h1.New(tr, tr.MaxIdleConnsPerHost)
 	c := &Client{
 		cfg:    cfg,
 		url:    cfg.URL,
 		tr:     tr,
 		header: h,
-		raw:    newRawPath(direct, cfg.URL, h),
 		http: &http.Client{
 			Transport: direct,
 			// Report redirects instead of following them: a POST that gets
@@ -239,6 +240,10 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.timeout == 0 {
 		c.timeout = DefaultTimeout
+	}
+	var err error
+	if c.poster, err = h1.NewPoster(c.http, cfg.URL, h, c.timeout); err != nil {
+		return nil, fmt.Errorf("invalid API URL %q: %v", cfg.URL, err)
 	}
 	n := cfg.ReadBufferBytes
 	if n <= 0 {
@@ -411,8 +416,7 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // Bounds reports whether the client's request timeout is at most t
-// (backend.Bounder): Send bounds every request by it, through its
-// context's deadline or the direct transport's watch.
+// (backend.Bounder): Send bounds every request by it (h1.Poster).
 func (c *Client) Bounds(t time.Duration) bool { return c.timeout <= t }
 
 // Send posts req and streams the answer into resp; see backend.Backend.
@@ -421,80 +425,40 @@ func (c *Client) Bounds(t time.Duration) bool { return c.timeout <= t }
 // it returned.
 func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.Response) {
 	defer c.redactFailure(resp)
-	var deadline time.Time // for the raw path: its bound, instead of ctx's
-	if c.raw != nil && plainValue([]byte(req.ID)) && watchable(ctx) {
-		deadline = time.Now().Add(c.timeout)
-		if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-			deadline = d
-		}
-	} else if d, ok := ctx.Deadline(); !ok || time.Until(d) > c.timeout {
-		// Only when the caller's deadline is later: a second timer and
-		// context per request cost CPU at 1,000 streams (BENCHMARKS.md,
-		// "The head of a chunk").
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	hresp := c.post(ctx, req, resp, deadline)
-	if hresp == nil {
+	ex, ok := c.post(ctx, req, resp)
+	if !ok {
 		return
 	}
-	defer hresp.Body.Close()
-	c.stream(ctx, req, hresp.Body, resp)
+	defer ex.Close()
+	c.stream(ex.Context(), req, ex.Resp.Body, resp)
 }
 
-// post sends req and returns the response to stream, or nil with resp
+// post sends req and returns the exchange to stream, or false with resp
 // holding the failure. Not inlined: its request-building locals are gone
 // from the stack while the answer streams; with storeRecord's, a parked
 // stream's stack is 1.9 KB, not 2.8, for each collection to scan
 // (BENCHMARKS.md, "Parked stacks").
 //
 //go:noinline
-func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response, deadline time.Time) *http.Response {
+func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response) (h1.Exchange, bool) {
 	body, err := BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 	if err != nil {
 		resp.Err, resp.ErrClass = fmt.Errorf("building request body: %w", err), record.ErrOther
-		return nil
+		return h1.Exchange{}, false
 	}
-	var hresp *http.Response
-	if !deadline.IsZero() {
-		resp.Start = time.Now()
-		hresp, err = c.raw.do(ctx, body, req.ID, deadline, tickFor(c.timeout))
-	} else {
-		hreq, rerr := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-		if rerr != nil {
-			resp.Err, resp.ErrClass = rerr, record.ErrOther
-			return nil
-		}
-		hreq.Header = c.requestHeader(req.ID)
-		resp.Start = time.Now()
-		hresp, err = c.http.Do(hreq)
-	}
+	ex, err := c.poster.Post(ctx, body, req.ID, &resp.Start)
 	if err != nil {
-		resp.ErrClass, resp.Err = transportError(ctx, err, "sending request")
-		return nil
+		resp.ErrClass, resp.Err = transportError(ex.Context(), err, "sending request")
+		ex.Close()
+		return h1.Exchange{}, false
 	}
-	resp.HTTPStatus = hresp.StatusCode
-	if hresp.StatusCode != http.StatusOK {
-		resp.ErrClass, resp.Err = statusError(hresp, c.secrets)
-		hresp.Body.Close()
-		return nil
+	resp.HTTPStatus = ex.Resp.StatusCode
+	if ex.Resp.StatusCode != http.StatusOK {
+		resp.ErrClass, resp.Err = statusError(ex.Resp, c.secrets)
+		ex.Close()
+		return h1.Exchange{}, false
 	}
-	return hresp
-}
-
-// requestHeader is the client's headers plus the request's id. The value
-// slices are shared, not cloned: nothing on the request path changes
-// them, and each would be an allocation per request.
-func (c *Client) requestHeader(id string) http.Header {
-	h := make(http.Header, len(c.header)+1)
-	for k, v := range c.header {
-		h[k] = v[:len(v):len(v)] // an append makes a copy
-	}
-	if id != "" {
-		h["X-Request-Id"] = []string{id}
-	}
-	return h
+	return ex, true
 }
 
 // stream reads the answer's body into resp through a pooled collector.
@@ -542,36 +506,14 @@ func transportError(ctx context.Context, err error, doing string) (class string,
 		return record.ErrTimeout, fmt.Errorf("%s: %w", doing, err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return record.ErrStreamTruncated, fmt.Errorf("%s: connection closed mid-stream: %w", doing, err)
-	case headTooLarge(err):
+	case h1.HeadTooLarge(err):
 		return record.ErrResponseTooLarge, fmt.Errorf("%s: %w", doing, err)
-	case framingError(err):
+	case h1.FramingError(err):
 		// The server is up and answering, in a framing no HTTP/1.1 client
 		// reads: not a connection failure (docs/transport.md).
 		return record.ErrMalformedStream, fmt.Errorf("%s: %w", doing, err)
 	}
 	return record.ErrConnection, fmt.Errorf("%s: %w", doing, err)
-}
-
-// headTooLarge says whether err is a response head over its size limit,
-// from the direct transport or net/http's (whose error has no type).
-func headTooLarge(err error) bool {
-	return errors.Is(err, errHeadTooLarge) || strings.Contains(err.Error(), "server response headers exceeded ")
-}
-
-// framingErrors are the chunked body's framing errors: the direct
-// transport's, whose messages are net/http's (chunked.go); net/http's own
-// are matched by message, as its chunked reader's errors are not exported.
-var framingErrors = []error{errChunkMalformed, errChunkBareLF, errChunkCR, errChunkLine, errChunkHex,
-	errChunkEmpty, errChunkLarge, errChunkExcess, errChunkTrailer}
-
-// framingError says whether err is a chunked-framing error.
-func framingError(err error) bool {
-	for _, f := range framingErrors {
-		if errors.Is(err, f) || err.Error() == f.Error() {
-			return true
-		}
-	}
-	return false
 }
 
 // errorBodyBytes is how much of a non-200 body goes into the error message.

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/llmbench/llmbench/internal/backend/h1"
 )
 
 // Preconnect opens n connections to the server and leaves them idle in the
@@ -32,7 +33,7 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 	}
 	// One deadline for all (so a server that never answers cannot hold
 	// the run back); each dial under it needs no timer of its own
-	// (directDialer).
+	// (h1.Transport.Preconnect).
 	ctx, cancel := context.WithTimeout(ctx, DefaultSideCallTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.modelsURL(), nil)
@@ -40,15 +41,11 @@ func (c *Client) Preconnect(ctx context.Context, n int) (int, error) {
 		return 0, err
 	}
 	req.Header = c.header.Clone()
-	if d, ok := c.http.Transport.(*directTransport); ok {
-		if addr, ok := d.serves(req); ok {
-			var head bytes.Buffer
-			if err := req.Write(&head); err != nil {
-				return 0, err
-			}
-			return d.preconnect(ctx, addr, n, req, &rawRequest{prefix: head.Bytes(), whole: true})
+	if d, ok := c.http.Transport.(*h1.Transport); ok {
+		if d.Serves(req) {
+			return d.Preconnect(ctx, req, n)
 		}
-		d.setMaxIdle(n)
+		d.SetMaxIdle(n)
 	}
 	return c.preconnectHTTP(ctx, req, n)
 }

@@ -1,143 +1,9 @@
 package openai
 
-import (
-	"bufio"
-	"bytes"
-	"context"
-	"io"
-	"net/http"
-	"reflect"
-	"strings"
-	"testing"
-)
-
-// FuzzStreamHead: a head streamHead accepts, http.ReadResponse reads the
-// same way: status 200, chunked, the same Connection decision, and the
-// body starting at the same byte.
-func FuzzStreamHead(f *testing.F) {
-	for _, h := range []string{
-		"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
-		"HTTP/1.1 200 OK\r\ndate: Tue, 01 Dec 2026 22:00:00 GMT\r\nserver: uvicorn\r\ncontent-type: text/event-stream; charset=utf-8\r\ntransfer-encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200\r\nTransfer-Encoding: Chunked\r\nConnection: close\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding:chunked \r\n\r\n",
-		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
-		"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nX-Folded: a\r\n b\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nConnection: Keep-Alive, close\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n",
-	} {
-		f.Add([]byte(h))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		n, closeConn, ok := streamHead(in)
-		if !ok {
-			return
-		}
-		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/completions", nil)
-		rd := bytes.NewReader(in)
-		br := bufio.NewReader(rd)
-		resp, err := http.ReadResponse(br, req)
-		if err != nil {
-			t.Fatalf("streamHead accepted %q (%d bytes), net/http: %v", in, n, err)
-		}
-		consumed := len(in) - rd.Len() - br.Buffered()
-		if resp.StatusCode != http.StatusOK || !reflect.DeepEqual(resp.TransferEncoding, []string{"chunked"}) ||
-			resp.ContentLength != -1 || resp.Close != closeConn || consumed != n {
-			t.Fatalf("%q: streamHead %d bytes close=%v; net/http status %d TE %q length %d close=%v, %d bytes",
-				in, n, closeConn, resp.StatusCode, resp.TransferEncoding, resp.ContentLength, resp.Close, consumed)
-		}
-	})
-}
-
-// TestStreamHeadPassesOn: the heads streamHead leaves to net/http.
-func TestStreamHeadPassesOn(t *testing.T) {
-	for _, h := range []string{
-		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
-		"HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 404 Not Found\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 2000 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nX-Folded: a\r\n b\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\n\n",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nConnection: Keep-Alive, close\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nTrailer: X-T\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nX-Utf8: caf\xc3\xa9\r\nTransfer-Encoding: chunked\r\n\r\n",
-		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n", // not complete
-		"HTTP/1.1 200 OK\r\n\r\n", // not chunked
-	} {
-		if n, _, ok := streamHead([]byte(h)); ok {
-			t.Errorf("streamHead took %q (%d bytes); want it left to net/http", h, n)
-		}
-	}
-}
-
-// TestRawRequestMatchesNetHTTP: the bytes the raw path writes are the
-// request net/http writes for the same body, headers and id.
-func TestRawRequestMatchesNetHTTP(t *testing.T) {
-	body := []byte(`{"model":"m","prompt":"a b c","max_tokens":3,"stream":true}`)
-	for _, tc := range []struct {
-		name string
-		cfg  Config
-		id   string
-	}{
-		{name: "plain", cfg: Config{URL: "http://127.0.0.1:8000/v1/completions"}},
-		{name: "key and id", cfg: Config{URL: "http://127.0.0.1:8000/v1/completions", APIKey: "sk-1"}, id: "req-7"},
-		{name: "headers", cfg: Config{URL: "http://localhost/v1/chat/completions", API: Chat, UserAgent: "ua/2",
-			Headers: []Header{{Key: "x-extra", Value: "v"}, {Key: "Accept", Value: "text/event-stream"}}}, id: "r"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c, err := New(tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.raw == nil {
-				t.Fatal("no raw path for a plain http:// URL")
-			}
-			var got bytes.Buffer
-			bw := bufio.NewWriter(&got)
-			if err := (&rawRequest{prefix: c.raw.prefix, id: tc.id, body: body}).write(bw); err != nil {
-				t.Fatal(err)
-			}
-			_ = bw.Flush()
-			want, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, c.url, bytes.NewReader(body))
-			want.Header = c.requestHeader(tc.id)
-			var wantBytes bytes.Buffer
-			if err := want.Write(&wantBytes); err != nil {
-				t.Fatal(err)
-			}
-			g, w := readRequest(t, got.Bytes()), readRequest(t, wantBytes.Bytes())
-			if !reflect.DeepEqual(g, w) {
-				t.Errorf("raw request\n%q\nreads as\n%+v\nnet/http's\n%q\nas\n%+v", got.String(), g, wantBytes.String(), w)
-			}
-		})
-	}
-}
-
-type parsedRequest struct {
-	Method, RequestURI, Host, Proto string
-	Header                          http.Header
-	ContentLength                   int64
-	Body                            string
-}
-
-func readRequest(t *testing.T, b []byte) parsedRequest {
-	t.Helper()
-	r, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(b)))
-	if err != nil {
-		t.Fatalf("%q: %v", b, err)
-	}
-	body, _ := io.ReadAll(r.Body)
-	return parsedRequest{r.Method, r.RequestURI, r.Host, r.Proto, r.Header, r.ContentLength, string(body)}
-}
+import "testing"
 
 // TestRawPathOnlyDirect: https, a proxy or user info in the URL go through
-// net/http.
+// net/http; a plain http:// URL through the h1 Poster.
 func TestRawPathOnlyDirect(t *testing.T) {
 	for url, want := range map[string]bool{
 		"http://127.0.0.1:8000/v1/completions":     true,
@@ -148,20 +14,8 @@ func TestRawPathOnlyDirect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := c.raw != nil; got != want {
+		if got := c.poster.Direct(); got != want {
 			t.Errorf("%s: raw path %v, want %v", url, got, want)
 		}
 	}
-	if !strings.HasPrefix(string(mustNew(t, "http://127.0.0.1:8000/v1/completions").raw.prefix), "POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n") {
-		t.Error("prefix does not start with the request line and Host")
-	}
-}
-
-func mustNew(t *testing.T, url string) *Client {
-	t.Helper()
-	c, err := New(Config{URL: url})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }

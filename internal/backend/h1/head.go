@@ -1,4 +1,4 @@
-package openai
+package h1
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ func streamHead(b []byte) (n int, closeConn, ok bool) {
 	}
 	i := len(status)
 	line, ok := crlfLine(b, i)
-	if !ok || (line > i && (b[i] != ' ' || !plainValue(b[i+1:line]))) {
+	if !ok || (line > i && (b[i] != ' ' || !PlainValue(b[i+1:line]))) {
 		return 0, false, false
 	}
 	chunked := false
@@ -40,7 +40,7 @@ func streamHead(b []byte) (n int, closeConn, ok bool) {
 			return 0, false, false
 		}
 		name, value := b[i:i+colon], bytes.Trim(b[i+colon+1:end], " \t")
-		if !tokenName(name) || !plainValue(value) {
+		if !tokenName(name) || !PlainValue(value) {
 			return 0, false, false
 		}
 		switch {
@@ -89,8 +89,9 @@ func tokenName(b []byte) bool {
 	return len(b) > 0
 }
 
-// plainValue: visible ASCII, spaces and tabs.
-func plainValue(b []byte) bool {
+// PlainValue says whether b is visible ASCII, spaces and tabs: a header
+// value written as it is (Poster.Post writes an X-Request-Id as bytes only if it is one).
+func PlainValue(b []byte) bool {
 	for _, c := range b {
 		if (c < ' ' && c != '\t') || c > '~' {
 			return false

@@ -1,4 +1,4 @@
-package openai
+package h1
 
 import (
 	"bufio"

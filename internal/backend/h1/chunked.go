@@ -1,10 +1,11 @@
-package openai
+package h1
 
 import (
 	"bufio"
 	"errors"
 	"io"
 	"net"
+	"strings"
 )
 
 // chunkedBody reads an HTTP/1.1 chunked body (RFC 9112 §7.1) for the
@@ -243,4 +244,28 @@ func hexDigit(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// HeadTooLarge says whether err is a response head over its size limit,
+// from the direct transport or net/http's (whose error has no type).
+func HeadTooLarge(err error) bool {
+	return errors.Is(err, errHeadTooLarge) || strings.Contains(err.Error(), "server response headers exceeded ")
+}
+
+// framingErrors are the chunked body's framing errors: the direct
+// transport's, whose messages are net/http's (chunked.go); net/http's own
+// are matched by message, as its chunked reader's errors are not exported.
+var framingErrors = []error{errChunkMalformed, errChunkBareLF, errChunkCR, errChunkLine, errChunkHex,
+	errChunkEmpty, errChunkLarge, errChunkExcess, errChunkTrailer}
+
+// FramingError says whether err is a chunked-framing error, from the
+// transport or net/http's: the server answers, in a framing no HTTP/1.1
+// client reads.
+func FramingError(err error) bool {
+	for _, f := range framingErrors {
+		if errors.Is(err, f) || err.Error() == f.Error() {
+			return true
+		}
+	}
+	return false
 }

@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd)
 
-package openai
+package h1
 
 import "net"
 
@@ -9,7 +9,7 @@ const canCheckIdle = false
 
 // idleConnAlive cannot look into the socket here: a request on a
 // connection the server closed while idle fails, as net/http's does (a
-// POST is not replayable; directTransport).
+// POST is not replayable; Transport).
 func idleConnAlive(net.Conn) bool { return true }
 
 // bytesWaiting cannot look into the socket here: after a failed write the

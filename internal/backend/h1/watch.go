@@ -1,4 +1,4 @@
-package openai
+package h1
 
 import (
 	"context"
@@ -41,14 +41,16 @@ const (
 	firedCancel
 )
 
-// watchable says whether ctx can key the watch's map: a context whose
-// dynamic type is not comparable goes through context.AfterFunc instead.
-func watchable(ctx context.Context) bool {
+// Watchable says whether ctx can key the watch's map. Poster.Post sends
+// a request under a context whose dynamic type is not comparable through
+// the http.Client instead, bounded by context.AfterFunc.
+func Watchable(ctx context.Context) bool {
 	return reflect.TypeOf(ctx).Comparable()
 }
 
-// tickFor is the ticker's period for a request timeout.
-func tickFor(timeout time.Duration) time.Duration {
+// TickFor is the watch's tick for a request timeout: a hundredth of it,
+// between 10 ms and 1 s (a Poster's tick).
+func TickFor(timeout time.Duration) time.Duration {
 	return min(max(timeout/100, 10*time.Millisecond), time.Second)
 }
 

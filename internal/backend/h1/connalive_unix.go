@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd
 
-package openai
+package h1
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ const canCheckIdle = true
 // not do: Go's poller then fails the read without trying it). A connection
 // it cannot look into counts as alive: a request on one the server closed
 // then fails, as net/http's does (only a write that took no byte is
-// retried; directTransport).
+// retried; Transport).
 func idleConnAlive(c net.Conn) bool {
 	sc, ok := c.(syscall.Conn)
 	if !ok {

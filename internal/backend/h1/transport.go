@@ -1,7 +1,28 @@
-package openai
+// Package h1 is the benchmark's HTTP/1.1 client transport for plain
+// http:// URLs: a round tripper that dials, writes the request, reads the
+// answer's head and streams its body on the calling goroutine, with no
+// goroutine or channel per connection (docs/transport.md,
+// docs/fidelity.md, "The transport"). Transport implements
+// http.RoundTripper and keeps its own pool of idle connections; Poster
+// sends a client's POSTs, as bytes when it can, each bounded by the
+// request timeout through one ticker per transport instead of a timer per
+// request; Preconnect opens connections before a timed run.
+//
+// It reads what net/http's Transport reads and rejects what it rejects —
+// 1xx heads skipped, heads bounded to 10 MiB, bare-LF heads, chunked
+// framing with net/http's limits — and every hand-written reader is fuzzed
+// against net/http. It never sends a request twice unless the first could
+// not have reached the server.
+//
+// It does not do TLS, proxies, HTTP/2, redirects, cookies, retries or
+// decompression: a request with an https:// URL, user info or a proxy
+// goes to the fallback *http.Transport it is given. It knows nothing of
+// the payload it carries (SSE, JSON): that is the caller's.
+package h1
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -16,7 +37,7 @@ import (
 	"time"
 )
 
-// directTransport is an HTTP/1.1 round tripper for plain http:// URLs
+// Transport is an HTTP/1.1 round tripper for plain http:// URLs
 // that does everything on the calling goroutine: dial, write the request,
 // read the status line and headers, and — through the response body —
 // every chunk of the stream. net/http's Transport runs a dial goroutine
@@ -24,7 +45,7 @@ import (
 // and the response between them over channels; on a busy 2-core host each
 // hand-over waits in the run queue behind the other streams, and that wait
 // lands in TTFT (docs/fidelity.md, "The transport"). Requests are written
-// by Request.Write, or as bytes for the Client's own POSTs (rawreq.go);
+// by Request.Write, or as bytes for a Poster's POSTs (post.go);
 // response heads are read by http.ReadResponse, or in place when they are
 // a usual streamed answer's (head.go); chunked bodies in place
 // (chunked.go). Each of those is fuzzed against net/http.
@@ -37,7 +58,7 @@ import (
 // on a new connection (net/http's nothingWrittenError). A kept connection
 // that ends before any byte of an answer fails the request: the server may
 // have read it, and a POST is not replayable (docs/transport.md).
-type directTransport struct {
+type Transport struct {
 	fallback *http.Transport
 	// dial opens a connection (a net.Dialer's; tests replace it).
 	dial func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -115,8 +136,11 @@ var errHeadTooLarge = fmt.Errorf("server response headers exceeded %d bytes; abo
 // reads larger than it go straight to the caller's buffer.
 const directReadBuffer = 1024
 
-func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport {
-	t := &directTransport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: directDialer.DialContext,
+// New returns a Transport that keeps up to maxIdle idle connections per
+// host and sends what it does not serve to fallback, whose Proxy (which
+// must be set) and MaxConnsPerHost it follows as well.
+func New(fallback *http.Transport, maxIdle int) *Transport {
+	t := &Transport{fallback: fallback, idle: map[string][]*directConn{}, maxIdle: maxIdle, dial: directDialer.DialContext,
 		maxConns: fallback.MaxConnsPerHost, open: map[string]int{}, waiting: map[string][]chan *directConn{}}
 	t.writers.New = func() any { return bufio.NewWriterSize(nil, 4096) }
 	return t
@@ -128,7 +152,7 @@ func newDirectTransport(fallback *http.Transport, maxIdle int) *directTransport 
 // dial to the kernel's bound on unanswered SYNs, as aiohttp does (its total
 // timeout is 6 hours by default): each context and timer per dial costs
 // CPU at 1,000 streams (BENCHMARKS.md, "Cache lines per chunk").
-func (t *directTransport) dialBefore(ctx context.Context, addr string, deadline time.Time) (net.Conn, error) {
+func (t *Transport) dialBefore(ctx context.Context, addr string, deadline time.Time) (net.Conn, error) {
 	var cancel context.CancelFunc = func() {}
 	switch _, bounded := ctx.Deadline(); {
 	case deadline.IsZero() && !bounded:
@@ -155,16 +179,23 @@ const kernelDialBound = 3 * time.Minute
 // own deadline.
 var directDialer = &net.Dialer{KeepAlive: -1}
 
-// setMaxIdle raises the idle pool to at least n per host.
-func (t *directTransport) setMaxIdle(n int) {
+// SetMaxIdle raises the idle pool to at least n per host.
+func (t *Transport) SetMaxIdle(n int) {
 	t.mu.Lock()
 	t.maxIdle = max(t.maxIdle, n)
 	t.mu.Unlock()
 }
 
+// Serves says whether t sends req itself (http://, no user info, no
+// proxy) rather than through its fallback.
+func (t *Transport) Serves(req *http.Request) bool {
+	_, ok := t.serves(req)
+	return ok
+}
+
 // serves says whether req is the direct transport's to send, and the
 // server's host:port.
-func (t *directTransport) serves(req *http.Request) (addr string, ok bool) {
+func (t *Transport) serves(req *http.Request) (addr string, ok bool) {
 	if req.URL.Scheme != "http" || req.URL.User != nil {
 		return "", false
 	}
@@ -178,8 +209,8 @@ func (t *directTransport) serves(req *http.Request) (addr string, ok bool) {
 	return addr, true
 }
 
-// RoundTrip sends req; see directTransport.
-func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+// RoundTrip sends req; see Transport.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	addr, ok := t.serves(req)
 	if !ok {
 		return t.fallback.RoundTrip(req)
@@ -190,7 +221,7 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // roundTrip sends req, or raw when set (req is then its template: method
 // and URL for http.ReadResponse and messages, never written), on a kept
 // or new connection to addr.
-func (t *directTransport) roundTrip(ctx context.Context, req *http.Request, raw *rawRequest, addr string) (*http.Response, error) {
+func (t *Transport) roundTrip(ctx context.Context, req *http.Request, raw *rawRequest, addr string) (*http.Response, error) {
 	var deadline time.Time
 	if raw != nil {
 		deadline = raw.deadline
@@ -252,7 +283,7 @@ func (e nothingWritten) Unwrap() error { return e.err }
 // exchange writes req (or raw) on dc and reads the response head; the
 // body reads from dc on the caller's goroutine. Cancelling ctx unblocks
 // any read or write by setting a past deadline.
-func (t *directTransport) exchange(ctx context.Context, req *http.Request, raw *rawRequest, dc *directConn, addr string) (*http.Response, error) {
+func (t *Transport) exchange(ctx context.Context, req *http.Request, raw *rawRequest, dc *directConn, addr string) (*http.Response, error) {
 	body := &directBody{t: t, dc: dc, addr: addr, ctx: ctx}
 	if raw != nil && !raw.deadline.IsZero() {
 		body.deadline, body.watched = raw.deadline, true
@@ -359,7 +390,7 @@ type directBody struct {
 	// ch reads a chunked body when chunked is set; rc is then unused.
 	ch      chunkedBody
 	chunked bool
-	t       *directTransport
+	t       *Transport
 	dc      *directConn
 	addr    string
 	ctx     context.Context
@@ -444,7 +475,7 @@ func (b *directBody) Close() error {
 // take is get, passing over idle connections that can no longer carry a
 // request (closed by the server while idle, or holding bytes nobody asked
 // for): each is closed and the next tried, or a new one dialled.
-func (t *directTransport) take(ctx context.Context, addr string, deadline time.Time) (*directConn, error) {
+func (t *Transport) take(ctx context.Context, addr string, deadline time.Time) (*directConn, error) {
 	for {
 		dc, err := t.get(ctx, addr, deadline)
 		if err != nil || dc == nil || (dc.br.Buffered() == 0 && idleConnAlive(dc.c)) {
@@ -458,7 +489,7 @@ func (t *directTransport) take(ctx context.Context, addr string, deadline time.T
 // the caller may dial a new one (and must release it when it closes).
 // At maxConns it waits for a connection to come back or close, until ctx
 // ends or the deadline (if not zero) passes.
-func (t *directTransport) get(ctx context.Context, addr string, deadline time.Time) (*directConn, error) {
+func (t *Transport) get(ctx context.Context, addr string, deadline time.Time) (*directConn, error) {
 	t.mu.Lock()
 	if l := t.idle[addr]; len(l) > 0 {
 		dc := l[len(l)-1]
@@ -508,7 +539,7 @@ func (t *directTransport) get(ctx context.Context, addr string, deadline time.Ti
 
 // put hands dc to the first waiting request, or keeps it idle unless the
 // pool for addr is full (false: the caller closes it).
-func (t *directTransport) put(addr string, dc *directConn) bool {
+func (t *Transport) put(addr string, dc *directConn) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if ws := t.waiting[addr]; len(ws) > 0 {
@@ -524,14 +555,14 @@ func (t *directTransport) put(addr string, dc *directConn) bool {
 }
 
 // closeConn closes dc and gives its place to a waiting request.
-func (t *directTransport) closeConn(addr string, dc *directConn) {
+func (t *Transport) closeConn(addr string, dc *directConn) {
 	dc.c.Close()
 	t.release(addr)
 }
 
 // release frees one connection's place for addr: the first waiting
 // request may dial.
-func (t *directTransport) release(addr string) {
+func (t *Transport) release(addr string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if ws := t.waiting[addr]; len(ws) > 0 {
@@ -543,7 +574,7 @@ func (t *directTransport) release(addr string) {
 }
 
 // CloseIdleConnections closes the kept connections (and the fallback's).
-func (t *directTransport) CloseIdleConnections() {
+func (t *Transport) CloseIdleConnections() {
 	t.mu.Lock()
 	idle := t.idle
 	t.idle = map[string][]*directConn{}
@@ -556,15 +587,30 @@ func (t *directTransport) CloseIdleConnections() {
 	t.fallback.CloseIdleConnections()
 }
 
-// preconnect opens connections to addr at once until n are idle in the
-// pool, and returns how many are (Client.Preconnect). On each it sends
-// probe, written as raw, and reads the answer to its end: the server has
-// then accepted the connection and served a request on it, so none of
-// its connection set-up is left to the timed run. Dialling alone, as the
-// floor client's -preconnect does, left llmbench's TTFT error 3-5 ms
-// above the floor's at 1,000 streams; a request through net/http's types
-// cost about 0.06 CPU s (BENCHMARKS.md, "Cache lines per chunk").
-func (t *directTransport) preconnect(ctx context.Context, addr string, n int, probe *http.Request, raw *rawRequest) (int, error) {
+// Preconnect opens connections to probe's server at once until n are
+// idle in the pool (whose size it raises to n), and returns how many are
+// idle and the first error; ctx bounds all of it. probe, a GET without a
+// body that Serves accepts, is written as bytes on each connection and
+// its answer read to its end: the server has then accepted the
+// connection and served a request on it, so none of its connection
+// set-up is left to the timed run. Dialling alone, as the floor client's
+// -preconnect does, left llmbench's TTFT error 3-5 ms above the floor's
+// at 1,000 streams; a request through net/http's types cost about 0.06
+// CPU s (BENCHMARKS.md, "Cache lines per chunk").
+func (t *Transport) Preconnect(ctx context.Context, probe *http.Request, n int) (int, error) {
+	addr, ok := t.serves(probe)
+	if !ok {
+		return 0, errors.New("h1: Preconnect: the request is not one the transport serves")
+	}
+	var head bytes.Buffer
+	if err := probe.Write(&head); err != nil {
+		return 0, err
+	}
+	return t.preconnect(ctx, addr, n, probe, &rawRequest{prefix: head.Bytes(), whole: true})
+}
+
+// preconnect is Preconnect for probe, written as raw, to addr.
+func (t *Transport) preconnect(ctx context.Context, addr string, n int, probe *http.Request, raw *rawRequest) (int, error) {
 	t.mu.Lock()
 	t.maxIdle = max(t.maxIdle, n)
 	dial := n - len(t.idle[addr])
@@ -598,7 +644,7 @@ func (t *directTransport) preconnect(ctx context.Context, addr string, n int, pr
 // open1 dials one connection to addr, sends probe on it and, once the
 // answer is read, leaves it idle in the pool (its place is already
 // counted in open).
-func (t *directTransport) open1(ctx context.Context, addr string, probe *http.Request, raw *rawRequest) error {
+func (t *Transport) open1(ctx context.Context, addr string, probe *http.Request, raw *rawRequest) error {
 	c, err := t.dial(ctx, "tcp", addr)
 	if err != nil {
 		t.release(addr)

@@ -1,4 +1,4 @@
-package openai
+package h1
 
 import (
 	"bufio"
@@ -17,6 +17,19 @@ import (
 	"time"
 )
 
+// netHTTP is a fallback transport as openai.NewTransport makes it for
+// maxConns connections per host (0: no cap).
+func netHTTP(maxConns int, insecure bool) *http.Transport {
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		MaxIdleConnsPerHost: 1024,
+		MaxConnsPerHost:     maxConns,
+		TLSClientConfig:     &tls.Config{InsecureSkipVerify: insecure}, //nolint:gosec // test servers
+		TLSNextProto:        map[string]func(string, *tls.Conn) http.RoundTripper{},
+		DisableCompression:  true,
+	}
+}
+
 // countConns makes srv count the connections it accepts.
 func countConns(srv *httptest.Server) *atomic.Int64 {
 	var n atomic.Int64
@@ -28,8 +41,8 @@ func countConns(srv *httptest.Server) *atomic.Int64 {
 	return &n
 }
 
-func directClient() (*http.Client, *directTransport) {
-	t := newDirectTransport(NewTransport(0, true), 8)
+func directClient() (*http.Client, *Transport) {
+	t := New(netHTTP(0, true), 8)
 	return &http.Client{Transport: t}, t
 }
 
@@ -236,9 +249,9 @@ func TestDirectFallback(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "tls") }))
 	defer srv.Close()
-	fb := NewTransport(0, true)
+	fb := netHTTP(0, true)
 	fb.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // test server
-	tr := newDirectTransport(fb, 8)
+	tr := New(fb, 8)
 	defer tr.CloseIdleConnections()
 	if got, err := get(t, &http.Client{Transport: tr}, t.Context(), srv.URL); err != nil || got != "tls" {
 		t.Errorf("https: %q %v", got, err)
@@ -265,7 +278,7 @@ func FuzzDirectResponse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, answer []byte) {
-		tr := newDirectTransport(NewTransport(0, false), 4)
+		tr := New(netHTTP(0, false), 4)
 		tr.dial = func(context.Context, string, string) (net.Conn, error) {
 			client, srv := net.Pipe()
 			go func() {
@@ -360,7 +373,7 @@ func TestDirectRetriesOnlyUnwritten(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var dials, served atomic.Int64
-			tr := newDirectTransport(NewTransport(0, false), 4)
+			tr := New(netHTTP(0, false), 4)
 			defer tr.CloseIdleConnections()
 			tr.dial = func(context.Context, string, string) (net.Conn, error) {
 				client, srv := net.Pipe()
