@@ -137,7 +137,7 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
-	d.o.live.startPhase(fmt.Sprintf("step-%d", d.n), p)
+	d.o.live.startPhase(stepPhase(d.kind, l, run, d.o.s.runs), p)
 	rec := d.stepRecords(stepName(d.kind, l, run, d.o.s.runs))
 	total := len(p.Requests)
 	if p.Load.Duration > 0 {
@@ -211,6 +211,15 @@ func stepName(kind capacity.Kind, l float64, run, runs int) string {
 		return fmt.Sprintf("%s-%s-run%d.json", kind, strconv.FormatFloat(l, 'f', -1, 64), run)
 	}
 	return fmt.Sprintf("%s-%s.json", kind, strconv.FormatFloat(l, 'f', -1, 64))
+}
+
+// stepPhase is a step's phase label on the live Prometheus series: its
+// load, as its file is named ("concurrency-16", "request_rate-4-run2"), so
+// a dashboard or a query tells the steps apart by load, not by their
+// order in the ladder ("step-6" said nothing of the load, and a refined
+// ladder's sixth step is not the plain one's).
+func stepPhase(kind capacity.Kind, l float64, run, runs int) string {
+	return strings.TrimSuffix(stepName(kind, l, run, runs), ".json")
 }
 
 // stepInfo is what rowOf needs besides the plan and the outcome.
