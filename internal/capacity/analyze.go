@@ -53,6 +53,10 @@ type Saturation struct {
 	// did not read them.
 	Cause       string `json:"cause,omitempty"`
 	CauseDetail string `json:"cause_detail,omitempty"`
+	// LoadLow and LoadHigh bracket the knee by inference-perf's plateau
+	// test (see kneeInterval); absent when no pair of steps plateaus.
+	LoadLow  *float64 `json:"load_low,omitempty"`
+	LoadHigh *float64 `json:"load_high,omitempty"`
 }
 
 // MaxLoad is the largest load that met the SLA and what limited it.
@@ -68,6 +72,10 @@ type MaxLoad struct {
 	// FirstFailingLoad is the lowest counted load that failed; null when
 	// none failed. Refinement bisects between Load (or 0) and it.
 	FirstFailingLoad *float64 `json:"first_failing_load"`
+	// Resolved is false when an unresolved step (sla_verdict) lies above
+	// Load and below FirstFailingLoad (or above Load with no failure):
+	// Load is then a lower bound. Null without an SLA.
+	Resolved *bool `json:"resolved"`
 }
 
 // Sweep is the analysis of a sweep: the content of sweep-*.json.
@@ -148,9 +156,11 @@ func evaluate(r *Row, sla SLA) {
 			tr.Actual, tr.Headroom, tr.Pass = &v, &h, t.Pass(v)
 		}
 		all = all && tr.Pass
+		judgeTerm(r, &tr)
 		r.SLATerms = append(r.SLATerms, tr)
 	}
 	r.SLAPass = &all
+	r.SLAVerdict = stepVerdict(r.SLATerms)
 }
 
 // counted reports whether a step may stand as a server verdict.
@@ -188,33 +198,48 @@ func saturation(steps []Row) *Saturation {
 			if k == 0 {
 				ev += "; this is the lowest load counted, so the knee may lie lower"
 			}
-			return &Saturation{Load: knee.Load, OutputThroughput: knee.OutputThroughput, Rule: SaturationRule, Evidence: ev}
+			sat := &Saturation{Load: knee.Load, OutputThroughput: knee.OutputThroughput, Rule: SaturationRule, Evidence: ev}
+			if lo, hi, ok := kneeInterval(c); ok {
+				sat.LoadLow, sat.LoadHigh = &lo, &hi
+			}
+			return sat
 		}
 	}
 	return nil
 }
 
 // maxLoad finds the largest load under the SLA among counted steps
-// (sorted by load): the last pass before the first failure.
+// (sorted by load): the last step that passed (sla_verdict) before the
+// first that failed or was unresolved, the first failing one, and
+// whether an unresolved step lies between them.
 func maxLoad(steps []Row, sla SLA) MaxLoad {
 	var ml MaxLoad
 	if len(sla) == 0 {
 		return ml
 	}
 	var last *Row
+	resolved, open := true, false
+	ml.Resolved = &resolved
 	for i := range steps {
 		r := &steps[i]
 		if !counted(r) || r.SLAPass == nil {
 			continue
 		}
-		if !*r.SLAPass {
-			fail := r.Load
-			ml.FirstFailingLoad = &fail
-			b := worstTerm(r.SLATerms, true)
-			ml.Binding = &b
-			break
+		if r.SLAVerdict == VerdictUnresolved {
+			resolved, open = false, true
+			continue
 		}
-		last = r
+		if r.SLAVerdict == VerdictPass {
+			if !open {
+				last = r
+			}
+			continue
+		}
+		fail := r.Load
+		ml.FirstFailingLoad = &fail
+		b := worstTerm(r.SLATerms, true)
+		ml.Binding = &b
+		break
 	}
 	if last != nil {
 		l := last.Load

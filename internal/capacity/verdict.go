@@ -167,6 +167,9 @@ func verdict(s *Sweep) string {
 	}
 	var parts []string
 	parts = append(parts, slaClauses(s)...)
+	if r := s.MaxLoadUnderSLA.Resolved; r != nil && !*r {
+		parts = append(parts, "but some step's verdict is unresolved (its interval straddles a limit), so that load is a lower bound: lengthen the unresolved steps (--prompts-per-step, --runs) to settle it")
+	}
 	if sat := s.Saturation; sat != nil {
 		parts = append(parts, fmt.Sprintf("throughput saturates at ~%s tok/s at %s", num(sat.OutputThroughput), loadWords(sat.Load, s.LoadKind)))
 	} else {

@@ -122,6 +122,9 @@ func WriteText(w io.Writer, s *Sweep) error {
 				sla = "FAIL"
 			}
 		}
+		if r.SLAVerdict == VerdictUnresolved {
+			sla = "?" // the interval straddles a limit
+		}
 		flags := ""
 		if r.HarnessLimited {
 			flags += "H"
@@ -154,6 +157,9 @@ func WriteText(w io.Writer, s *Sweep) error {
 		}
 		if ml.Binding != nil {
 			binding = *ml.Binding
+		}
+		if ml.Resolved != nil && !*ml.Resolved && ml.Load != nil {
+			load += ", a lower bound (an unresolved step, ?, lies above it)"
 		}
 		fmt.Fprintf(bw, "Max load under SLA: %s (binding: %s)\n", load, binding)
 	}
