@@ -335,6 +335,9 @@ type sweepDriver struct {
 	// late are the steps that started late on the clock schedule
 	// (lateNote), kept in the sweep file's notes.
 	late []string
+	// longer is how many times --refine lengthened the step at a load
+	// (lengthen): its requests or duration are multiplied by 2^longer.
+	longer map[float64]int
 }
 
 func (d *sweepDriver) label() string {
@@ -380,9 +383,15 @@ func (d *sweepDriver) ladder(ctx context.Context, loads []float64) {
 	}
 }
 
-// refine bisects between the last passing and the first failing load.
+// refine spends --refine steps first on lengthening the unresolved
+// steps (an interval that straddles a limit narrows with more requests),
+// then on bisecting between the last passing and the first failing load.
 func (d *sweepDriver) refine(ctx context.Context) {
 	for i := 0; i < d.o.s.refine && d.stopped == "" && d.an != nil; i++ {
+		if l, ok := d.unresolved(); ok {
+			d.lengthen(ctx, l)
+			continue
+		}
 		pass, fail, ok := d.an.RefineBounds()
 		if !ok {
 			return
@@ -402,6 +411,42 @@ func (d *sweepDriver) refine(ctx context.Context) {
 			if !d.step(ctx, probe, run) {
 				return
 			}
+		}
+	}
+}
+
+// unresolved is the lowest counted load whose SLA verdict is
+// unresolved and that refinement has not lengthened yet.
+func (d *sweepDriver) unresolved() (float64, bool) {
+	for i := range d.an.Steps {
+		r := &d.an.Steps[i]
+		if r.SLAVerdict == capacity.VerdictUnresolved && !r.HarnessLimited && d.longer[r.Load] == 0 {
+			return r.Load, true
+		}
+	}
+	return 0, false
+}
+
+// lengthen runs the step at load l again with twice the requests (or
+// the duration) and puts its runs in place of the earlier ones, whose
+// result files the new ones overwrite.
+func (d *sweepDriver) lengthen(ctx context.Context, l float64) {
+	if d.longer == nil {
+		d.longer = map[float64]int{}
+	}
+	d.longer[l]++
+	fmt.Fprintf(d.ui.errw, "refining: %s %s is unresolved; running it again twice as long\n", d.kind, strconv.FormatFloat(l, 'f', -1, 64))
+	rows, windows := d.rows[:0:0], d.windows[:0:0]
+	for i := range d.rows {
+		if d.rows[i].Load != l {
+			rows, windows = append(rows, d.rows[i]), append(windows, d.windows[i])
+		}
+	}
+	d.rows, d.windows = rows, windows
+	d.total += d.o.s.runs
+	for run := 1; run <= d.o.s.runs; run++ {
+		if !d.step(ctx, l, run) {
+			return
 		}
 	}
 }

@@ -13,13 +13,15 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
 // stepLoad is the bench load of one step at level l.
 func (d *sweepDriver) stepLoad(l float64) bench.Load {
 	s := &d.o.s
-	bl := bench.Load{Arrivals: d.o.arrivals(), Duration: s.stepDuration}
+	bl := bench.Load{Arrivals: d.o.arrivals(), Duration: s.stepDuration << d.longer[l]}
 	switch d.kind {
 	case capacity.Concurrency:
 		u := load.Concurrency(int(l))
@@ -40,13 +42,18 @@ func (d *sweepDriver) stepLoad(l float64) bench.Load {
 // enough requests to reach a steady state and every percentile of the
 // SLA the requests it needs (capacity.MinRequests: 100 for a p99).
 func (d *sweepDriver) stepRequests(l float64) int {
+	return d.baseRequests(l) << d.longer[l]
+}
+
+// baseRequests is stepRequests before --refine lengthened the step.
+func (d *sweepDriver) baseRequests(l float64) int {
 	s := &d.o.s
 	least := max(32, d.sla.MinRequestsFor())
 	switch {
 	case s.promptsPerStep > 0:
 		return s.promptsPerStep
 	case s.stepDuration > 0 && d.kind == capacity.RequestRate:
-		return int(math.Ceil(l * s.stepDuration.Seconds()))
+		return int(math.Ceil(l * (s.stepDuration << d.longer[l]).Seconds()))
 	case s.stepDuration > 0:
 		return len(d.base.Requests) // cycled until the time is up
 	case d.kind == capacity.RequestRate:
@@ -248,7 +255,8 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	if err != nil {
 		return capacity.Row{}, fmt.Errorf("saving the step result: %w", err)
 	}
-	st := capacity.Step{Load: si.load, Kind: d.kind, ResultFile: path, ClientCPU: cpuShare(outcome)}
+	st := capacity.Step{Load: si.load, Kind: d.kind, ResultFile: path, ClientCPU: cpuShare(outcome),
+		Shares: stepShares(d.sla, outcome.Records)}
 	if d.kind == capacity.Users {
 		st.MeanThinkS = d.think.Mean().Seconds()
 	}
@@ -259,6 +267,52 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	row := capacity.RowFrom(sum.Metrics, st)
 	row.Server = si.server.summary()
 	return row, nil
+}
+
+// stepShares counts, for each SLA term judged on the share of requests
+// (capacity.ShareTerm), the successful requests within its limit, from
+// the step's records (values in ms, TPOT by metrics.RequestTPOT). A TPOT
+// term is left out when some request has no output token count, whose
+// length only the summary's tokenizer knows; it is then judged on the
+// value.
+func stepShares(sla capacity.SLA, recs []record.Record) map[string]capacity.Share {
+	var out map[string]capacity.Share
+	for _, t := range sla {
+		if _, ok := capacity.ShareTerm(t); !ok {
+			continue
+		}
+		metric := strings.TrimSuffix(t.Key[strings.IndexByte(t.Key, '_')+1:], "_ms")
+		var vals []float64
+		counted := true
+		for i := range recs {
+			r := &recs[i]
+			if !r.Success {
+				continue
+			}
+			switch metric {
+			case metrics.TTFT:
+				vals = append(vals, 1000*r.TTFT)
+			case metrics.E2EL:
+				vals = append(vals, 1000*r.Latency)
+			case metrics.TPOT:
+				if r.OutputTokens == nil {
+					counted = false
+					break
+				}
+				if v, ok := metrics.RequestTPOT(r.Latency, r.TTFT, *r.OutputTokens); ok {
+					vals = append(vals, 1000*v)
+				}
+			}
+		}
+		if !counted || len(vals) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string]capacity.Share{}
+		}
+		out[t.Key] = capacity.ShareOf(t, vals)
+	}
+	return out
 }
 
 // stepLine is the one-line progress note after a step.
