@@ -72,10 +72,16 @@ type MaxLoad struct {
 	// FirstFailingLoad is the lowest counted load that failed; null when
 	// none failed. Refinement bisects between Load (or 0) and it.
 	FirstFailingLoad *float64 `json:"first_failing_load"`
-	// Resolved is false when an unresolved step (sla_verdict) lies above
-	// Load and below FirstFailingLoad (or above Load with no failure):
-	// Load is then a lower bound. Null without an SLA.
+	// Resolved is true when every counted step up to FirstFailingLoad
+	// has an SLA verdict on its interval (sla_verdict) that agrees with
+	// the one on its figures (sla_pass); false when one is unresolved (or
+	// disagrees): Load then rests on point figures, and LowerBound is the
+	// load surely under the SLA. Null without an SLA.
 	Resolved *bool `json:"resolved"`
+	// LowerBound is, when not Resolved, the last load whose verdict is a
+	// pass before the first that is not; absent when resolved or when no
+	// step surely passes.
+	LowerBound *float64 `json:"lower_bound,omitempty"`
 }
 
 // Sweep is the analysis of a sweep: the content of sweep-*.json.
@@ -209,37 +215,30 @@ func saturation(steps []Row) *Saturation {
 }
 
 // maxLoad finds the largest load under the SLA among counted steps
-// (sorted by load): the last step that passed (sla_verdict) before the
-// first that failed or was unresolved, the first failing one, and
-// whether an unresolved step lies between them.
+// (sorted by load): the last pass before the first failure, each step
+// judged on its figures (sla_pass); then whether every step up to the
+// first failure has a verdict on its interval (sla_verdict) that agrees,
+// and if not the last step whose interval passes before the first that
+// does not: the load surely under the SLA.
 func maxLoad(steps []Row, sla SLA) MaxLoad {
 	var ml MaxLoad
 	if len(sla) == 0 {
 		return ml
 	}
 	var last *Row
-	resolved, open := true, false
-	ml.Resolved = &resolved
 	for i := range steps {
 		r := &steps[i]
 		if !counted(r) || r.SLAPass == nil {
 			continue
 		}
-		if r.SLAVerdict == VerdictUnresolved {
-			resolved, open = false, true
-			continue
+		if !*r.SLAPass {
+			fail := r.Load
+			ml.FirstFailingLoad = &fail
+			b := worstTerm(r.SLATerms, true)
+			ml.Binding = &b
+			break
 		}
-		if r.SLAVerdict == VerdictPass {
-			if !open {
-				last = r
-			}
-			continue
-		}
-		fail := r.Load
-		ml.FirstFailingLoad = &fail
-		b := worstTerm(r.SLATerms, true)
-		ml.Binding = &b
-		break
+		last = r
 	}
 	if last != nil {
 		l := last.Load
@@ -248,6 +247,32 @@ func maxLoad(steps []Row, sla SLA) MaxLoad {
 			b := worstTerm(last.SLATerms, false)
 			ml.Binding = &b
 		}
+	}
+	resolved := true
+	var sure *Row
+	open := false
+	for i := range steps {
+		r := &steps[i]
+		if !counted(r) || r.SLAPass == nil {
+			continue
+		}
+		if ml.FirstFailingLoad != nil && r.Load > *ml.FirstFailingLoad {
+			break
+		}
+		point := map[bool]string{true: VerdictPass, false: VerdictFail}[*r.SLAPass]
+		if r.SLAVerdict != point {
+			resolved = false
+		}
+		if r.SLAVerdict != VerdictPass {
+			open = true
+		} else if !open {
+			sure = r
+		}
+	}
+	ml.Resolved = &resolved
+	if !resolved && sure != nil {
+		l := sure.Load
+		ml.LowerBound = &l
 	}
 	return ml
 }

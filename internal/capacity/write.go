@@ -158,8 +158,12 @@ func WriteText(w io.Writer, s *Sweep) error {
 		if ml.Binding != nil {
 			binding = *ml.Binding
 		}
-		if ml.Resolved != nil && !*ml.Resolved && ml.Load != nil {
-			load += ", a lower bound (an unresolved step, ?, lies above it)"
+		if ml.Resolved != nil && !*ml.Resolved {
+			sure := "none"
+			if ml.LowerBound != nil {
+				sure = loadWords(*ml.LowerBound, s.LoadKind)
+			}
+			load += ", not resolved (steps marked ?): surely met up to " + sure
 		}
 		fmt.Fprintf(bw, "Max load under SLA: %s (binding: %s)\n", load, binding)
 	}
