@@ -338,6 +338,9 @@ type sweepDriver struct {
 	// longer is how many times --refine lengthened the step at a load
 	// (lengthen): its requests or duration are multiplied by 2^longer.
 	longer map[float64]int
+	// pending are the saved results of the current load's runs so far,
+	// rewritten with llmbench.runs once the K-th has run (saveRuns).
+	pending []savedRun
 }
 
 func (d *sweepDriver) label() string {

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"encoding/json"
+	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,6 +61,21 @@ func TestSweepRunsVerdicts(t *testing.T) {
 				t.Errorf("sweep %d, load %v: judged on %q", i, r.Load, tr.JudgedOn)
 			}
 			verdicts[i][r.Load] = r.SLAVerdict
+			// Each run's result carries the K runs' figures for compare.
+			for _, f := range strings.Fields(r.ResultFile) {
+				var res struct {
+					Llmbench struct {
+						Runs []map[string]float64 `json:"runs"`
+					} `json:"llmbench"`
+				}
+				b, err := os.ReadFile(f)
+				if err == nil {
+					err = json.Unmarshal(b, &res)
+				}
+				if runs := res.Llmbench.Runs; err != nil || len(runs) != 3 || runs[0]["p90_ttft_ms"] <= 0 {
+					t.Errorf("%s: llmbench.runs %v (%v)", f, runs, err)
+				}
+			}
 		}
 		if v := verdicts[i][1]; v != capacity.VerdictPass {
 			t.Errorf("sweep %d: load 1 is %s, want pass", i, v)

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -266,7 +268,57 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	}
 	row := capacity.RowFrom(sum.Metrics, st)
 	row.Server = si.server.summary()
+	if err := d.saveRuns(si, obj, row.Metrics); err != nil {
+		return capacity.Row{}, err
+	}
 	return row, nil
+}
+
+// savedRun is one run's saved result and its numeric figures.
+type savedRun struct {
+	name string
+	obj  *report.Object
+	m    map[string]float64
+}
+
+// saveRuns keeps each run of a load under --runs K > 1 and, once the
+// K-th has run, saves every run's result again with llmbench.runs: the K
+// runs' numeric figures, which compare reads to test a change over runs
+// (docs/confidence.md, "compare").
+func (d *sweepDriver) saveRuns(si stepInfo, obj *report.Object, m map[string]float64) error {
+	k := d.o.s.runs
+	if k < 2 {
+		return nil
+	}
+	if si.run == 1 {
+		d.pending = d.pending[:0]
+	}
+	d.pending = append(d.pending, savedRun{stepName(d.kind, si.load, si.run, k), obj, m})
+	if si.run < k || len(d.pending) != k {
+		return nil
+	}
+	runs := make([]any, k)
+	for i, r := range d.pending {
+		o := report.NewObject()
+		keys := slices.Sorted(maps.Keys(r.m))
+		for _, key := range keys {
+			o.Set(key, r.m[key])
+		}
+		runs[i] = o
+	}
+	for _, r := range d.pending {
+		x, ok := r.obj.Get(report.ExtrasKey)
+		xo, isObj := x.(*report.Object)
+		if !ok || !isObj {
+			continue
+		}
+		xo.Set(report.RunsKey, runs)
+		if _, err := report.SaveResult(d.dir, r.name, false, r.obj); err != nil {
+			return fmt.Errorf("saving the step result: %w", err)
+		}
+	}
+	d.pending = d.pending[:0]
+	return nil
 }
 
 // stepShares counts, for each SLA term judged on the share of requests
