@@ -186,7 +186,7 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	if an, err := capacity.Analyze(d.kind, d.sla, d.rows); err == nil {
 		d.an = an
 	}
-	fmt.Fprintf(d.ui.errw, "  %s%s\n", stepLine(&row, d.sla), d.etaNote(d.loads, &row))
+	fmt.Fprintf(d.ui.errw, "  %s%s%s\n", stepLine(&row, d.sla), d.verdictNote(l, run), d.etaNote(d.loads, &row))
 	if row.Completed == 0 && row.Failed > 0 {
 		// Nothing answered: the next, heavier step would not either.
 		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, firstError(outcome))
@@ -210,6 +210,20 @@ func (d *sweepDriver) stepPlan(l float64) (*bench.Plan, error) {
 		return p.Share(bench.Share{Index: w.Index, Count: w.Count})
 	}
 	return p, nil
+}
+
+// verdictNote is ", unresolved" after the last run of a load whose SLA
+// verdict is unresolved (its interval straddles a limit), else "".
+func (d *sweepDriver) verdictNote(l float64, run int) string {
+	if d.an == nil || run < d.o.s.runs {
+		return ""
+	}
+	for i := range d.an.Steps {
+		if r := &d.an.Steps[i]; r.Load == l && r.SLAVerdict == capacity.VerdictUnresolved {
+			return " (unresolved: its interval straddles a limit)"
+		}
+	}
+	return ""
 }
 
 // stepName is the file name of a step's result (its records take
