@@ -59,6 +59,7 @@ func Aggregate(rows []Row) (Row, error) {
 		mean, rg := spread(vals)
 		out.Metrics[k], out.Spread[k] = mean, rg
 	}
+	out.RunStats = runStats(rows, keys)
 	out.ResultFile = strings.Join(files, " ")
 	out.MeanInFlight = meanOf(rows, func(r *Row) *float64 { return r.MeanInFlight })
 	out.DispatchLagP99Ms = meanOf(rows, func(r *Row) *float64 { return r.DispatchLagP99Ms })

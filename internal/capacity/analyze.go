@@ -53,6 +53,10 @@ type Saturation struct {
 	// did not read them.
 	Cause       string `json:"cause,omitempty"`
 	CauseDetail string `json:"cause_detail,omitempty"`
+	// LoadLow and LoadHigh bracket the knee by inference-perf's plateau
+	// test (see kneeInterval); absent when no pair of steps plateaus.
+	LoadLow  *float64 `json:"load_low,omitempty"`
+	LoadHigh *float64 `json:"load_high,omitempty"`
 }
 
 // MaxLoad is the largest load that met the SLA and what limited it.
@@ -68,6 +72,16 @@ type MaxLoad struct {
 	// FirstFailingLoad is the lowest counted load that failed; null when
 	// none failed. Refinement bisects between Load (or 0) and it.
 	FirstFailingLoad *float64 `json:"first_failing_load"`
+	// Resolved is true when every counted step up to FirstFailingLoad
+	// has an SLA verdict on its interval (sla_verdict) that agrees with
+	// the one on its figures (sla_pass); false when one is unresolved (or
+	// disagrees): Load then rests on point figures, and LowerBound is the
+	// load surely under the SLA. Null without an SLA.
+	Resolved *bool `json:"resolved"`
+	// LowerBound is, when not Resolved, the last load whose verdict is a
+	// pass before the first that is not; absent when resolved or when no
+	// step surely passes.
+	LowerBound *float64 `json:"lower_bound,omitempty"`
 }
 
 // Sweep is the analysis of a sweep: the content of sweep-*.json.
@@ -148,9 +162,11 @@ func evaluate(r *Row, sla SLA) {
 			tr.Actual, tr.Headroom, tr.Pass = &v, &h, t.Pass(v)
 		}
 		all = all && tr.Pass
+		judgeTerm(r, &tr)
 		r.SLATerms = append(r.SLATerms, tr)
 	}
 	r.SLAPass = &all
+	r.SLAVerdict = stepVerdict(r.SLATerms)
 }
 
 // counted reports whether a step may stand as a server verdict.
@@ -188,14 +204,22 @@ func saturation(steps []Row) *Saturation {
 			if k == 0 {
 				ev += "; this is the lowest load counted, so the knee may lie lower"
 			}
-			return &Saturation{Load: knee.Load, OutputThroughput: knee.OutputThroughput, Rule: SaturationRule, Evidence: ev}
+			sat := &Saturation{Load: knee.Load, OutputThroughput: knee.OutputThroughput, Rule: SaturationRule, Evidence: ev}
+			if lo, hi, ok := kneeInterval(c); ok {
+				sat.LoadLow, sat.LoadHigh = &lo, &hi
+			}
+			return sat
 		}
 	}
 	return nil
 }
 
 // maxLoad finds the largest load under the SLA among counted steps
-// (sorted by load): the last pass before the first failure.
+// (sorted by load): the last pass before the first failure, each step
+// judged on its figures (sla_pass); then whether every step up to the
+// first failure has a verdict on its interval (sla_verdict) that agrees,
+// and if not the last step whose interval passes before the first that
+// does not: the load surely under the SLA.
 func maxLoad(steps []Row, sla SLA) MaxLoad {
 	var ml MaxLoad
 	if len(sla) == 0 {
@@ -223,6 +247,32 @@ func maxLoad(steps []Row, sla SLA) MaxLoad {
 			b := worstTerm(last.SLATerms, false)
 			ml.Binding = &b
 		}
+	}
+	resolved := true
+	var sure *Row
+	open := false
+	for i := range steps {
+		r := &steps[i]
+		if !counted(r) || r.SLAPass == nil {
+			continue
+		}
+		if ml.FirstFailingLoad != nil && r.Load > *ml.FirstFailingLoad {
+			break
+		}
+		point := map[bool]string{true: VerdictPass, false: VerdictFail}[*r.SLAPass]
+		if r.SLAVerdict != point {
+			resolved = false
+		}
+		if r.SLAVerdict != VerdictPass {
+			open = true
+		} else if !open {
+			sure = r
+		}
+	}
+	ml.Resolved = &resolved
+	if !resolved && sure != nil {
+		l := sure.Load
+		ml.LowerBound = &l
 	}
 	return ml
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/servermetrics"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // Kind is what a sweep's load counts.
@@ -68,6 +69,10 @@ type Step struct {
 	// Utilization is the endpoint's instance utilisation over the step's
 	// window (CloudWatch); nil = not read.
 	Utilization *Utilization
+	// Shares counts, per SLA term judged on the share of requests
+	// (ShareTerm), the successful requests within its limit (ShareOf);
+	// nil = not counted, and such terms are judged on the value.
+	Shares map[string]Share
 }
 
 // Row is one step's summary row, the unit of analysis. JSON keys are
@@ -122,6 +127,18 @@ type Row struct {
 	// null without an SLA. Set by Analyze.
 	SLATerms []TermResult `json:"sla_terms"`
 	SLAPass  *bool        `json:"sla_pass"`
+	// SLAVerdict is pass, fail or unresolved: each term judged on an
+	// interval of its figure (see TermResult.JudgedOn); absent without an
+	// SLA. Set by Analyze.
+	SLAVerdict string `json:"sla_verdict,omitempty"`
+	// Shares are Step.Shares (one run only; absent when not counted).
+	Shares map[string]Share `json:"sla_shares,omitempty"`
+	// MeanCI is the Student-t interval of each mean_*_ms figure of one
+	// run (llmbench.ci); absent when not known.
+	MeanCI map[string]stats.Interval `json:"mean_ci,omitempty"`
+	// RunStats is each figure over the step's runs as stats.Runs gives it
+	// (mean, std, se, t critical, low, high, cv); absent for one run.
+	RunStats map[string]stats.RunStats `json:"run_stats,omitempty"`
 	// ResultFile is the step's saved result ("" = not saved).
 	ResultFile string `json:"result_file"`
 	// Metrics holds every numeric result key of the step: vLLM's
@@ -159,6 +176,17 @@ type TermResult struct {
 	Pass bool `json:"pass"`
 	// Headroom is Term.Headroom(Actual); null when not reported.
 	Headroom *float64 `json:"headroom"`
+	// Verdict is pass, fail or unresolved, judged on Interval.
+	Verdict string `json:"verdict,omitempty"`
+	// JudgedOn says what the verdict rests on: runs, share, mean or value
+	// (see the Judged constants).
+	JudgedOn string `json:"judged_on,omitempty"`
+	// Interval is the interval judged: of the figure over the runs, of
+	// the mean, or of the share of requests within the limit; null when
+	// judged on the value.
+	Interval *stats.Interval `json:"interval,omitempty"`
+	// TargetShare is the share a share-judged term needs (0.99 for p99).
+	TargetShare *float64 `json:"target_share,omitempty"`
 }
 
 // RowFrom turns one step's Summary into a Row. The Summary should cover
@@ -176,6 +204,15 @@ func RowFrom(sum *metrics.Summary, st Step) Row {
 		MeanThinkS:       st.MeanThinkS,
 		Share:            st.Share,
 		Utilization:      st.Utilization,
+		Shares:           st.Shares,
+	}
+	for _, c := range sum.CI.Metrics {
+		if c.Mean != nil {
+			if r.MeanCI == nil {
+				r.MeanCI = map[string]stats.Interval{}
+			}
+			r.MeanCI["mean_"+c.Metric+"_ms"] = *c.Mean
+		}
 	}
 	m := map[string]float64{
 		"error_rate":              0,

@@ -167,6 +167,7 @@ func verdict(s *Sweep) string {
 	}
 	var parts []string
 	parts = append(parts, slaClauses(s)...)
+	parts = append(parts, unresolvedClause(s)...)
 	if sat := s.Saturation; sat != nil {
 		parts = append(parts, fmt.Sprintf("throughput saturates at ~%s tok/s at %s", num(sat.OutputThroughput), loadWords(sat.Load, s.LoadKind)))
 	} else {
@@ -177,6 +178,31 @@ func verdict(s *Sweep) string {
 		parts = append(parts, fmt.Sprintf("%d step(s) were limited by the client and not counted", limited))
 	}
 	return strings.Join(parts, "; ") + "."
+}
+
+// unresolvedClause says, when max_load_under_sla is not resolved, which
+// steps are unresolved and what load surely meets the SLA.
+func unresolvedClause(s *Sweep) []string {
+	ml := s.MaxLoadUnderSLA
+	if ml.Resolved == nil || *ml.Resolved {
+		return nil
+	}
+	var loads []string
+	for i := range s.Steps {
+		r := &s.Steps[i]
+		if counted(r) && r.SLAVerdict == VerdictUnresolved && (ml.FirstFailingLoad == nil || r.Load <= *ml.FirstFailingLoad) {
+			loads = append(loads, strconv.FormatFloat(r.Load, 'f', -1, 64))
+		}
+	}
+	what := "not every verdict is sure"
+	if len(loads) > 0 {
+		what = fmt.Sprintf("the verdict at %s %s is unresolved (its interval straddles a limit)", s.LoadKind, strings.Join(loads, ", "))
+	}
+	sure := "no load tested surely meets it"
+	if ml.LowerBound != nil {
+		sure = "it is surely met only up to " + loadWords(*ml.LowerBound, s.LoadKind)
+	}
+	return []string{fmt.Sprintf("but %s, so %s; more requests per step (--prompts-per-step, --refine) or --runs settle it", what, sure)}
 }
 
 // slaClauses say how the SLA fared and which term binds.

@@ -122,6 +122,9 @@ func WriteText(w io.Writer, s *Sweep) error {
 				sla = "FAIL"
 			}
 		}
+		if r.SLAVerdict == VerdictUnresolved {
+			sla = "?" // the interval straddles a limit
+		}
 		flags := ""
 		if r.HarnessLimited {
 			flags += "H"
@@ -154,6 +157,13 @@ func WriteText(w io.Writer, s *Sweep) error {
 		}
 		if ml.Binding != nil {
 			binding = *ml.Binding
+		}
+		if ml.Resolved != nil && !*ml.Resolved {
+			sure := "none"
+			if ml.LowerBound != nil {
+				sure = loadWords(*ml.LowerBound, s.LoadKind)
+			}
+			load += ", not resolved (steps marked ?): surely met up to " + sure
 		}
 		fmt.Fprintf(bw, "Max load under SLA: %s (binding: %s)\n", load, binding)
 	}

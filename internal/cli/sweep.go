@@ -131,11 +131,11 @@ refused there (they need the merged data).`,
 	fs.DurationVar(&s.stepDuration, "step-duration", 0, "bound each step by time (e.g. 60s); 0 = by --prompts-per-step only")
 	fs.IntVar(&s.promptsPerStep, "prompts-per-step", 0, "requests per step (0 = 8 x load, at least 32, or rate x 20 s; unbounded under --step-duration)")
 	fs.IntVar(&s.stepWarmup, "step-warmup", -1, "warm-up requests before each step, excluded from its metrics (-1 = the load, at most 64)")
-	fs.IntVar(&s.runs, "runs", 1, "repeat each step this many times; rows report the mean and the spread")
+	fs.IntVar(&s.runs, "runs", 1, "repeat each step this many times; rows report the mean, the spread and run_stats, and with --sla each step is judged on the t interval over its runs")
 	fs.StringVar(&s.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
 	fs.BoolVar(&s.stopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
 	fs.Float64Var(&s.requireLoad, "require-load", 0, "with --sla: exit 1 when the largest load under the SLA is below this (a CI gate: \"capacity fell below N users\")")
-	fs.IntVar(&s.refine, "refine", 0, "after the ladder, bisect between the last passing and first failing load, at most this many extra steps")
+	fs.IntVar(&s.refine, "refine", 0, "after the ladder, run unresolved steps again twice as long, then bisect between the last passing and first failing load, at most this many extra steps")
 	fs.DurationVar(&s.stepGap, "step-gap", defaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
 	bindWorkerFlags(fs, &o.w)
 	bindConfigFlags(fs, &o.runOptions)
@@ -335,6 +335,12 @@ type sweepDriver struct {
 	// late are the steps that started late on the clock schedule
 	// (lateNote), kept in the sweep file's notes.
 	late []string
+	// longer is how many times --refine lengthened the step at a load
+	// (lengthen): its requests or duration are multiplied by 2^longer.
+	longer map[float64]int
+	// pending are the saved results of the current load's runs so far,
+	// rewritten with llmbench.runs once the K-th has run (saveRuns).
+	pending []savedRun
 }
 
 func (d *sweepDriver) label() string {
@@ -380,9 +386,15 @@ func (d *sweepDriver) ladder(ctx context.Context, loads []float64) {
 	}
 }
 
-// refine bisects between the last passing and the first failing load.
+// refine spends --refine steps first on lengthening the unresolved
+// steps (an interval that straddles a limit narrows with more requests),
+// then on bisecting between the last passing and the first failing load.
 func (d *sweepDriver) refine(ctx context.Context) {
 	for i := 0; i < d.o.s.refine && d.stopped == "" && d.an != nil; i++ {
+		if l, ok := d.unresolved(); ok {
+			d.lengthen(ctx, l)
+			continue
+		}
 		pass, fail, ok := d.an.RefineBounds()
 		if !ok {
 			return
@@ -402,6 +414,42 @@ func (d *sweepDriver) refine(ctx context.Context) {
 			if !d.step(ctx, probe, run) {
 				return
 			}
+		}
+	}
+}
+
+// unresolved is the lowest counted load whose SLA verdict is
+// unresolved and that refinement has not lengthened yet.
+func (d *sweepDriver) unresolved() (float64, bool) {
+	for i := range d.an.Steps {
+		r := &d.an.Steps[i]
+		if r.SLAVerdict == capacity.VerdictUnresolved && !r.HarnessLimited && d.longer[r.Load] == 0 {
+			return r.Load, true
+		}
+	}
+	return 0, false
+}
+
+// lengthen runs the step at load l again with twice the requests (or
+// the duration) and puts its runs in place of the earlier ones, whose
+// result files the new ones overwrite.
+func (d *sweepDriver) lengthen(ctx context.Context, l float64) {
+	if d.longer == nil {
+		d.longer = map[float64]int{}
+	}
+	d.longer[l]++
+	fmt.Fprintf(d.ui.errw, "refining: %s %s is unresolved; running it again twice as long\n", d.kind, strconv.FormatFloat(l, 'f', -1, 64))
+	rows, windows := d.rows[:0:0], d.windows[:0:0]
+	for i := range d.rows {
+		if d.rows[i].Load != l {
+			rows, windows = append(rows, d.rows[i]), append(windows, d.windows[i])
+		}
+	}
+	d.rows, d.windows = rows, windows
+	d.total += d.o.s.runs
+	for run := 1; run <= d.o.s.runs; run++ {
+		if !d.step(ctx, l, run) {
+			return
 		}
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,13 +15,15 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
 // stepLoad is the bench load of one step at level l.
 func (d *sweepDriver) stepLoad(l float64) bench.Load {
 	s := &d.o.s
-	bl := bench.Load{Arrivals: d.o.arrivals(), Duration: s.stepDuration}
+	bl := bench.Load{Arrivals: d.o.arrivals(), Duration: s.stepDuration << d.longer[l]}
 	switch d.kind {
 	case capacity.Concurrency:
 		u := load.Concurrency(int(l))
@@ -40,13 +44,18 @@ func (d *sweepDriver) stepLoad(l float64) bench.Load {
 // enough requests to reach a steady state and every percentile of the
 // SLA the requests it needs (capacity.MinRequests: 100 for a p99).
 func (d *sweepDriver) stepRequests(l float64) int {
+	return d.baseRequests(l) << d.longer[l]
+}
+
+// baseRequests is stepRequests before --refine lengthened the step.
+func (d *sweepDriver) baseRequests(l float64) int {
 	s := &d.o.s
 	least := max(32, d.sla.MinRequestsFor())
 	switch {
 	case s.promptsPerStep > 0:
 		return s.promptsPerStep
 	case s.stepDuration > 0 && d.kind == capacity.RequestRate:
-		return int(math.Ceil(l * s.stepDuration.Seconds()))
+		return int(math.Ceil(l * (s.stepDuration << d.longer[l]).Seconds()))
 	case s.stepDuration > 0:
 		return len(d.base.Requests) // cycled until the time is up
 	case d.kind == capacity.RequestRate:
@@ -177,7 +186,7 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	if an, err := capacity.Analyze(d.kind, d.sla, d.rows); err == nil {
 		d.an = an
 	}
-	fmt.Fprintf(d.ui.errw, "  %s%s\n", stepLine(&row, d.sla), d.etaNote(d.loads, &row))
+	fmt.Fprintf(d.ui.errw, "  %s%s%s\n", stepLine(&row, d.sla), d.verdictNote(l, run), d.etaNote(d.loads, &row))
 	if row.Completed == 0 && row.Failed > 0 {
 		// Nothing answered: the next, heavier step would not either.
 		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, firstError(outcome))
@@ -201,6 +210,20 @@ func (d *sweepDriver) stepPlan(l float64) (*bench.Plan, error) {
 		return p.Share(bench.Share{Index: w.Index, Count: w.Count})
 	}
 	return p, nil
+}
+
+// verdictNote is ", unresolved" after the last run of a load whose SLA
+// verdict is unresolved (its interval straddles a limit), else "".
+func (d *sweepDriver) verdictNote(l float64, run int) string {
+	if d.an == nil || run < d.o.s.runs {
+		return ""
+	}
+	for i := range d.an.Steps {
+		if r := &d.an.Steps[i]; r.Load == l && r.SLAVerdict == capacity.VerdictUnresolved {
+			return " (unresolved: its interval straddles a limit)"
+		}
+	}
+	return ""
 }
 
 // stepName is the file name of a step's result (its records take
@@ -257,7 +280,8 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	if err != nil {
 		return capacity.Row{}, fmt.Errorf("saving the step result: %w", err)
 	}
-	st := capacity.Step{Load: si.load, Kind: d.kind, ResultFile: path, ClientCPU: cpuShare(outcome)}
+	st := capacity.Step{Load: si.load, Kind: d.kind, ResultFile: path, ClientCPU: cpuShare(outcome),
+		Shares: stepShares(d.sla, outcome.Records)}
 	if d.kind == capacity.Users {
 		st.MeanThinkS = d.think.Mean().Seconds()
 	}
@@ -267,7 +291,103 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	}
 	row := capacity.RowFrom(sum.Metrics, st)
 	row.Server = si.server.summary()
+	if err := d.saveRuns(si, obj, row.Metrics); err != nil {
+		return capacity.Row{}, err
+	}
 	return row, nil
+}
+
+// savedRun is one run's saved result and its numeric figures.
+type savedRun struct {
+	name string
+	obj  *report.Object
+	m    map[string]float64
+}
+
+// saveRuns keeps each run of a load under --runs K > 1 and, once the
+// K-th has run, saves every run's result again with llmbench.runs: the K
+// runs' numeric figures, which compare reads to test a change over runs
+// (docs/confidence.md, "compare").
+func (d *sweepDriver) saveRuns(si stepInfo, obj *report.Object, m map[string]float64) error {
+	k := d.o.s.runs
+	if k < 2 {
+		return nil
+	}
+	if si.run == 1 {
+		d.pending = d.pending[:0]
+	}
+	d.pending = append(d.pending, savedRun{stepName(d.kind, si.load, si.run, k), obj, m})
+	if si.run < k || len(d.pending) != k {
+		return nil
+	}
+	runs := make([]any, k)
+	for i, r := range d.pending {
+		o := report.NewObject()
+		keys := slices.Sorted(maps.Keys(r.m))
+		for _, key := range keys {
+			o.Set(key, r.m[key])
+		}
+		runs[i] = o
+	}
+	for _, r := range d.pending {
+		x, ok := r.obj.Get(report.ExtrasKey)
+		xo, isObj := x.(*report.Object)
+		if !ok || !isObj {
+			continue
+		}
+		xo.Set(report.RunsKey, runs)
+		if _, err := report.SaveResult(d.dir, r.name, false, r.obj); err != nil {
+			return fmt.Errorf("saving the step result: %w", err)
+		}
+	}
+	d.pending = d.pending[:0]
+	return nil
+}
+
+// stepShares counts, for each SLA term judged on the share of requests
+// (capacity.ShareTerm), the successful requests within its limit, from
+// the step's records (values in ms, TPOT by metrics.RequestTPOT). A TPOT
+// term is left out when some request has no output token count, whose
+// length only the summary's tokenizer knows; it is then judged on the
+// value.
+func stepShares(sla capacity.SLA, recs []record.Record) map[string]capacity.Share {
+	var out map[string]capacity.Share
+	for _, t := range sla {
+		if _, ok := capacity.ShareTerm(t); !ok {
+			continue
+		}
+		metric := strings.TrimSuffix(t.Key[strings.IndexByte(t.Key, '_')+1:], "_ms")
+		var vals []float64
+		counted := true
+		for i := range recs {
+			r := &recs[i]
+			if !r.Success {
+				continue
+			}
+			switch metric {
+			case metrics.TTFT:
+				vals = append(vals, 1000*r.TTFT)
+			case metrics.E2EL:
+				vals = append(vals, 1000*r.Latency)
+			case metrics.TPOT:
+				if r.OutputTokens == nil {
+					counted = false
+					break
+				}
+				if v, ok := metrics.RequestTPOT(r.Latency, r.TTFT, *r.OutputTokens); ok {
+					vals = append(vals, 1000*v)
+				}
+			}
+		}
+		if !counted || len(vals) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[string]capacity.Share{}
+		}
+		out[t.Key] = capacity.ShareOf(t, vals)
+	}
+	return out
 }
 
 // stepLine is the one-line progress note after a step.

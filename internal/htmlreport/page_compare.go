@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -195,6 +196,11 @@ func stepsTable(sw *Sweep) Table {
 			if *st.SLAPass {
 				verdict = Cell{Text: "pass", Class: "pass"}
 			}
+		}
+		if st.SLAVerdict == capacity.VerdictUnresolved {
+			// The interval it was judged on straddles a limit
+			// (docs/capacity.md, "Pass, fail or unresolved").
+			verdict = Cell{Text: "unresolved"}
 		}
 		if st.HarnessLimited {
 			verdict.Text += " (harness-limited)"
