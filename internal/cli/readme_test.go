@@ -37,8 +37,14 @@ var notLlmbench = []string{"go test", "prometheus ", "jq ", "curl ", "docker ", 
 // courses/classification/README.md says.
 func TestREADMECommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs every README command (about a minute); not in -short")
+		t.Skip("runs every README command (about two minutes); not in -short")
 	}
+	// Parallel: its commands run in child processes in a scratch folder
+	// and mostly wait on their own schedules (a 20 s users run, 5 s at
+	// 20 req/s), so the package's other parallel tests fit beside it
+	// instead of after it (issue 29, item 12). It shares no state with
+	// them: no Chdir, no Setenv, and the fixed ports are its own.
+	t.Parallel()
 	lockREADMEPorts(t)
 	for _, port := range []string{"8000", "8080", "9464"} {
 		if ln, err := net.Listen("tcp", "127.0.0.1:"+port); err != nil {
