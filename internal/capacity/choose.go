@@ -237,14 +237,14 @@ func choiceWords(ch *Choice, best *Candidate) string {
 		parts = append(parts, fmt.Sprintf("no candidate can be recommended for %s", ch.Need))
 	} else {
 		parts = append(parts, fmt.Sprintf("recommended: %s, %s for %s within the SLA (%s), $%s/hour ($%s/month)",
-			best.Label, instancesWords(*best.Instances), ch.Need, best.SLA, money2(*best.CostPerHour), money2(*best.CostPerMonth)))
+			best.Label, instancesWords(*best.Instances), ch.Need, best.SLA, USD(*best.CostPerHour), USD(*best.CostPerMonth)))
 	}
 	for i := range ch.Candidates {
 		c := &ch.Candidates[i]
 		switch {
 		case c == best:
 		case c.Eligible:
-			parts = append(parts, fmt.Sprintf("%s would take %s at $%s/hour", c.Label, instancesWords(*c.Instances), money2(*c.CostPerHour)))
+			parts = append(parts, fmt.Sprintf("%s would take %s at $%s/hour", c.Label, instancesWords(*c.Instances), USD(*c.CostPerHour)))
 		case c.Reason != "":
 			parts = append(parts, fmt.Sprintf("%s: %s", c.Label, c.Reason))
 		}
@@ -259,9 +259,9 @@ func instancesWords(n int) string {
 	return strconv.Itoa(n) + " instances"
 }
 
-// money2 is USD with two decimals and thousands separators: 1234.5 is
-// "1,234.50".
-func money2(v float64) string {
+// USD is a dollar amount with two decimals and thousands separators:
+// 1234.5 is "1,234.50" (compare --need-users and plan print money so).
+func USD(v float64) string {
 	s := strconv.FormatFloat(v, 'f', 2, 64)
 	whole, frac, _ := strings.Cut(s, ".")
 	neg := strings.HasPrefix(whole, "-")

@@ -112,8 +112,8 @@ func TestChooseNotes(t *testing.T) {
 func TestMoney2(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[float64]string{0: "0.00", 9.999: "10.00", 1234.5: "1,234.50", 1234567.891: "1,234,567.89", -1500: "-1,500.00"} {
-		if got := money2(in); got != want {
-			t.Errorf("money2(%v) = %q, want %q", in, got, want)
+		if got := USD(in); got != want {
+			t.Errorf("USD(%v) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -1,8 +1,8 @@
 package htmlreport
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/report"
 
 	"github.com/llmbench/llmbench/internal/record"
 )
@@ -15,7 +15,7 @@ import (
 // measures latency). start_times are absent in older vLLM files: the
 // requests are then laid out from 0 in order.
 func fromArrays(v map[string]any) ([]Request, error) {
-	ttfts, okT := numbers(v["ttfts"])
+	ttfts, okT := report.NumberList(v["ttfts"])
 	itlsRaw, okI := v["itls"].([]any)
 	if !okT || !okI {
 		return nil, nil
@@ -24,12 +24,12 @@ func fromArrays(v map[string]any) ([]Request, error) {
 	if len(itlsRaw) != n {
 		return nil, fmt.Errorf("ttfts has %d entries but itls %d", n, len(itlsRaw))
 	}
-	outLens, _ := numbers(v["output_lens"])
-	starts, _ := numbers(v["start_times"])
+	outLens, _ := report.NumberList(v["output_lens"])
+	starts, _ := report.NumberList(v["start_times"])
 	errs, _ := v["errors"].([]any)
 	reqs := make([]Request, n)
 	for i := range reqs {
-		itl, _ := numbers(itlsRaw[i])
+		itl, _ := report.NumberList(itlsRaw[i])
 		q := Request{TTFT: ttfts[i], ITL: itl}
 		if i < len(starts) {
 			q.Start = starts[i]
@@ -60,19 +60,4 @@ func fromArrays(v map[string]any) ([]Request, error) {
 		reqs[i] = q
 	}
 	return reqs, nil
-}
-
-// numbers converts a JSON array of numbers (json.Number, null as 0).
-func numbers(v any) ([]float64, bool) {
-	arr, ok := v.([]any)
-	if !ok {
-		return nil, false
-	}
-	out := make([]float64, len(arr))
-	for i, x := range arr {
-		if n, ok := x.(json.Number); ok {
-			out[i], _ = n.Float64()
-		}
-	}
-	return out, true
 }

@@ -424,7 +424,7 @@ func confidence(s *capacity.Sweep) []string {
 // another is cheaper per hour at the peak, that best is cheaper over the
 // day anyway, and how.
 func why(best *Candidate, cands []Candidate) string {
-	parts := []string{fmt.Sprintf("the least autoscaled cost over the day: $%s/month", money(*best.AutoscaledCostPerMonth))}
+	parts := []string{fmt.Sprintf("the least autoscaled cost over the day: $%s/month", capacity.USD(*best.AutoscaledCostPerMonth))}
 	for i := range cands {
 		o := &cands[i]
 		if o == best || !o.Eligible {
@@ -432,10 +432,10 @@ func why(best *Candidate, cands []Candidate) string {
 		}
 		if *o.PeakCostPerHour < *best.PeakCostPerHour {
 			parts = append(parts, fmt.Sprintf("%s is cheaper per hour at the peak ($%s against $%s) but dearer over the day ($%s/month), because %s follows demand in smaller steps: $%s/hour off-peak against %s's $%s",
-				o.Label, money(*o.PeakCostPerHour), money(*best.PeakCostPerHour), money(*o.AutoscaledCostPerMonth),
-				best.Label, money(minCost(best)), o.Label, money(minCost(o))))
+				o.Label, capacity.USD(*o.PeakCostPerHour), capacity.USD(*best.PeakCostPerHour), capacity.USD(*o.AutoscaledCostPerMonth),
+				best.Label, capacity.USD(minCost(best)), o.Label, capacity.USD(minCost(o))))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s would cost $%s/month", o.Label, money(*o.AutoscaledCostPerMonth)))
+			parts = append(parts, fmt.Sprintf("%s would cost $%s/month", o.Label, capacity.USD(*o.AutoscaledCostPerMonth)))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -457,7 +457,7 @@ func summary(p *Plan, best *Candidate) string {
 		parts = append(parts, "no candidate can be recommended")
 	} else {
 		parts = append(parts, fmt.Sprintf("recommended: %s, autoscaled from %d to %d replicas, $%s/month (static at the peak: $%s/month; autoscaling saves %.0f %%)",
-			best.Label, best.MinReplicas, best.PeakReplicas, money(*best.AutoscaledCostPerMonth), money(*best.StaticCostPerMonth),
+			best.Label, best.MinReplicas, best.PeakReplicas, capacity.USD(*best.AutoscaledCostPerMonth), capacity.USD(*best.StaticCostPerMonth),
 			100*(1 - *best.AutoscaledCostPerMonth / *best.StaticCostPerMonth)))
 		if best.SLAOverrunUserMinutes > 0 {
 			parts = append(parts, fmt.Sprintf("while it scales up, %s user-minutes a day run over the SLA's load (raise --min-replicas or lower --target-utilisation to avoid them)", fnum(math.Round(best.SLAOverrunUserMinutes*10)/10)))
@@ -472,24 +472,4 @@ func summary(p *Plan, best *Candidate) string {
 		}
 	}
 	return strings.Join(parts, "; ") + "."
-}
-
-// money is USD with two decimals and thousands separators: 10220 is
-// "10,220.00".
-func money(v float64) string {
-	s := fmt.Sprintf("%.2f", v)
-	whole, frac, _ := strings.Cut(s, ".")
-	neg := strings.HasPrefix(whole, "-")
-	whole = strings.TrimPrefix(whole, "-")
-	var b strings.Builder
-	if neg {
-		b.WriteByte('-')
-	}
-	for i, ch := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String() + "." + frac
 }

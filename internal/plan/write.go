@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/llmbench/llmbench/internal/capacity"
 )
 
 // Kind is the value of the plan file's "kind" key, by which readers tell
@@ -169,5 +171,5 @@ func optMoney(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return money(*v)
+	return capacity.USD(*v)
 }

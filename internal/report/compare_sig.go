@@ -414,17 +414,17 @@ func newRequest(ttft, latency float64, itl []float64, outLen int) request {
 // saved latency, or TTFT plus its gaps when latencies are absent (older
 // vLLM files).
 func detailedArrays(v map[string]any) []request {
-	ttfts, okT := numberList(v["ttfts"])
+	ttfts, okT := NumberList(v["ttfts"])
 	itls, okI := v["itls"].([]any)
 	if !okT || !okI || len(itls) != len(ttfts) {
 		return nil
 	}
-	outLens, _ := numberList(v["output_lens"])
-	lats, _ := numberList(v["latencies"])
+	outLens, _ := NumberList(v["output_lens"])
+	lats, _ := NumberList(v["latencies"])
 	errs, _ := v["errors"].([]any)
 	var out []request
 	for i, ttft := range ttfts {
-		gaps, _ := numberList(itls[i])
+		gaps, _ := NumberList(itls[i])
 		msg := ""
 		if i < len(errs) {
 			msg, _ = errs[i].(string)
@@ -451,8 +451,10 @@ func detailedArrays(v map[string]any) []request {
 	return out
 }
 
-// numberList converts a JSON array of numbers (null as 0).
-func numberList(v any) ([]float64, bool) {
+// NumberList converts a JSON array of numbers decoded with UseNumber
+// (json.Number; null as 0), as a result's per-request arrays are read:
+// ttfts, itls, latencies, output_lens, start_times.
+func NumberList(v any) ([]float64, bool) {
 	arr, ok := v.([]any)
 	if !ok {
 		return nil, false
