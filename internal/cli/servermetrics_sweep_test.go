@@ -33,7 +33,11 @@ func TestSweepServerMetricsCause(t *testing.T) {
 		cause                string
 	}{
 		{"batch_limit", "1,2,4,8,16,32", "64", func(c *sim.Config) { c.Batching.MaxNumSeqs = 8 }, "batch_limit"},
-		{"kv_cache", "1,2,4,8,16", "256", func(c *sim.Config) {
+		// The ladder goes past the knee to 32: under KV pressure the
+		// throughput still creeps up a few % a step (preempted requests
+		// are recomputed, not refused), and on a busy CI machine 16 alone
+		// was not always within 5 % of the peak, so no knee was confirmed.
+		{"kv_cache", "1,2,4,8,16,32", "256", func(c *sim.Config) {
 			c.Batching.MaxNumSeqs, c.Batching.KVCacheTokens, c.MaxModelLen = 64, 1024, 1024
 		}, "kv_cache"},
 	}
