@@ -281,7 +281,14 @@ func (c *Collector) scrape(ep *endpoint, t time.Time) {
 			w := fmt.Sprintf("server metrics: %s: %v (later scrape errors are counted in scrape_errors, not shown)", ep.shown, err)
 			c.warnings = append(c.warnings, w)
 			if c.cfg.OnWarning != nil {
-				go c.cfg.OnWarning(w)
+				// Off c.mu (the callback writes to the run's stderr), but
+				// inside c.wg, so Stop returns only after it: a warning
+				// printed after the run ended raced with its output.
+				c.wg.Add(1)
+				go func() {
+					defer c.wg.Done()
+					c.cfg.OnWarning(w)
+				}()
 			}
 		}
 		return
