@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -394,13 +393,6 @@ func realSweep(t *testing.T, url, dir, name string, args ...string) string {
 	base := []string{"sweep", "--base-url", url, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2",
 		"--ready-check-timeout-sec", "0", "--random-input-len", "16", "--random-output-len", "32", "--result-dir", out}
 	code, stdout, errOut := mcRun(t, append(base, args...)...)
-	if code != 0 && name == "users" && strings.Contains(errOut, "--think-time needs --users") {
-		// Issue 29 item 3 (fixed elsewhere): until then, users without
-		// think time.
-		t.Log("NOT TESTED: sweep --users --think-time is refused on this tree; the users sweep runs without think time")
-		args = slices.DeleteFunc(slices.Clone(args), func(a string) bool { return a == "--think-time" || strings.HasSuffix(a, "ms") })
-		code, stdout, errOut = mcRun(t, append(base, args...)...)
-	}
 	if code != 0 {
 		t.Fatalf("sweep %s: exit %d\n%s\n%s", name, code, stdout, errOut)
 	}

@@ -19,7 +19,10 @@ func readFamilies(t *testing.T, file string) [][2]string {
 	t.Helper()
 	f, err := os.Open(filepath.Join(conformance, file))
 	if err != nil {
-		t.Skipf("conformance data not available: %v", err)
+		if os.Getenv("CI") != "" {
+			t.Fatalf("conformance data not available (CI runs with ../shared beside the clone): %v", err)
+		}
+		t.Skipf("NOT TESTED: conformance data not available (../shared beside the clone): %v", err)
 	}
 	defer f.Close()
 	var out [][2]string
