@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/llmbench/llmbench/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,25 +32,6 @@ func readSweep(t *testing.T, name string) Input {
 		t.Fatal(err)
 	}
 	return Input{Candidate: capacity.CandidateOf(s.Label, name, &s), Sweep: &s}
-}
-
-// golden compares got with testdata/name, rewriting it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
-	}
 }
 
 // TestPlanRealSweep: the worked example on a real sweep of a
@@ -90,6 +72,6 @@ func TestPlanRealSweep(t *testing.T) {
 	if err := WriteText(&text, p); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "plan-sim-batch8.json.golden", js.Bytes())
-	golden(t, "plan-sim-batch8.txt.golden", text.Bytes())
+	golden.Check(t, "plan-sim-batch8.json.golden", js.Bytes(), *update)
+	golden.Check(t, "plan-sim-batch8.txt.golden", text.Bytes(), *update)
 }

@@ -1,13 +1,11 @@
 package servermetrics
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/llmbench/llmbench/internal/golden"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -259,7 +257,7 @@ func TestSummaryGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "summary.golden.json", append(got, '\n'))
+	golden.Check(t, "summary.golden.json", append(got, '\n'), *update)
 }
 
 // TestWindowEdgesInterpolated: a window that starts and ends between
@@ -280,24 +278,6 @@ func TestWindowEdgesInterpolated(t *testing.T) {
 	rate := res.Families["vllm:generation_tokens_total"].Series[0].Rate
 	if rate == nil || *rate != 150 {
 		t.Errorf("rate = %v, want 150", rate)
-	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (go test -update rewrites it):\n%s", name, got)
 	}
 }
 
