@@ -47,6 +47,8 @@ func TestBrokenCitationsFound(t *testing.T) {
 		{"heading in code block", "a.go", "// docs/x.md#not-a-heading\npackage a\n", true},
 		{"missing file", "a.go", "// see docs/y.md\npackage a\n", true},
 		{"string literal ignored", "a.go", "package a\n\nvar s = \"docs/y.md#z\"\n", false},
+		{"benchmarks anchor", "a.go", "// (BENCHMARKS.md#memory)\npackage a\n", false},
+		{"benchmarks anchor broken", "a.go", "// (BENCHMARKS.md#memory-per-stream)\npackage a\n", true},
 		{"markdown link", "docs/z.md", "[x](x.md#top)\n", false},
 		{"markdown link to root", "docs/z.md", "[x](../README.md#intro)\n", false},
 		{"markdown own anchor", "docs/z.md", "# Zed\n[x](#zed)\n", false},
