@@ -22,28 +22,6 @@ func readSweep(path string) (*Sweep, error) {
 	return &Sweep{Path: path, Sweep: s}, nil
 }
 
-// stepValue is a step's figure for a result key: the step's metrics
-// (every numeric result key, see capacity.Row.Metrics), else its cost
-// figures, which live beside them; ok false when the step lacks it.
-func stepValue(r *capacity.Row, key string) (float64, bool) {
-	if v, ok := r.Value(key); ok {
-		return v, true
-	}
-	var p *float64
-	switch key {
-	case "usd_per_1m_output_tokens":
-		p = r.USDPer1MOutputTokens
-	case "usd_per_request":
-		p = r.USDPerRequest
-	case "usd_per_hour":
-		p = r.USDPerHour
-	}
-	if p == nil {
-		return 0, false
-	}
-	return *p, true
-}
-
 // LoadUnit names the sweep's load axis with its unit.
 func (sw *Sweep) LoadUnit() string {
 	switch sw.LoadKind {
