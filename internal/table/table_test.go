@@ -233,3 +233,20 @@ func TestJSON(t *testing.T) {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
+
+// TestLabelled: a section is Python's "{:-^50}" title, then
+// "{:<40} {:<10}" per row (values padded, long ones not cut).
+func TestLabelled(t *testing.T) {
+	t.Parallel()
+	tb := NewLabelled("Cost (approximate)")
+	tb.Add("Price source:", "--price-per-hour")
+	tb.Add("Cost of the run (USD):", "0.0505")
+	want := []string{
+		"----------------Cost (approximate)----------------",
+		"Price source:                            --price-per-hour",
+		"Cost of the run (USD):                   0.0505    ",
+	}
+	if diff := cmp.Diff(want, SectionLines(tb, '-')); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
+	}
+}
