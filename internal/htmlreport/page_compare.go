@@ -48,7 +48,7 @@ func compareSection(runs []*Run, bounds []report.Bound, alpha float64) (Section,
 		s.Notes = append(s.Notes, n...)
 		s.Notes = append(s.Notes, "[low, high]: the bootstrap's 95 % interval of the relative change.")
 	}
-	s.Tables = append(s.Tables, *c.DeltaTable(crossed, true))
+	s.Tables = append(s.Tables, *c.DeltaTable(crossed, true).Without("key"))
 	if t, warnings := report.ConfigTable(files); t != nil {
 		s.Tables = append(s.Tables, *t)
 		s.Notes = append(s.Notes, warnings...)

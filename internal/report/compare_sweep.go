@@ -195,6 +195,11 @@ func fix(v *float64, prec int) table.Cell {
 	return table.Number(strconv.FormatFloat(*v, 'f', prec, 64), *v)
 }
 
+// WriteChoiceCSV writes ChoiceTable as CSV, figures as plain numbers.
+func WriteChoiceCSV(w io.Writer, ch *capacity.Choice) error {
+	return table.WriteCSV(w, ChoiceTable(ch).Data())
+}
+
 // WriteChoiceTable writes ChoiceTableLines.
 func WriteChoiceTable(w io.Writer, ch *capacity.Choice) error {
 	return writeLines(w, ChoiceTableLines(ch))

@@ -45,8 +45,8 @@ func columnLabel(f *CompareFile) string {
 	return f.Label
 }
 
-// DeltaTable is the comparison's table: a row per figure the files have,
-// a column per file (headed by its label) and, after each file but the
+// DeltaTable is the comparison's table: a row per figure the files have
+// (its result key, for machine readers, and its label), a column per file (headed by its label) and, after each file but the
 // first, its Δ% against the first with its significance mark when
 // judged. A crossed bound marks the file's value and its Δ% cell; with
 // intervals a bootstrap-judged Δ% carries the interval of the relative
@@ -59,6 +59,7 @@ func (c *Comparison) DeltaTable(crossed []Crossing, intervals bool) *table.Table
 		hit[strconv.Itoa(cr.File)+" "+cr.Key] = true
 	}
 	t := &table.Table{Title: "Headline figures"}
+	t.AddColumn("key", "Key", table.Left)
 	t.AddColumn("metric", "Metric", table.Left)
 	for i, f := range files {
 		t.AddColumn(f.Label, columnLabel(f), table.Right)
@@ -67,7 +68,7 @@ func (c *Comparison) DeltaTable(crossed []Crossing, intervals bool) *table.Table
 		}
 	}
 	for _, row := range PresentRows(files) {
-		line := []table.Cell{table.Words(row.Label)}
+		line := []table.Cell{table.Words(row.Key), table.Words(row.Label)}
 		for i, f := range files {
 			mark := ""
 			if hit[strconv.Itoa(i)+" "+row.Key] {
@@ -106,7 +107,7 @@ func CompareTableLines(files []*CompareFile) []string {
 // crossed bounds and intervals), then the notes on how changes were
 // judged and the configuration table with its warnings.
 func ComparisonTableLines(c *Comparison) []string {
-	out := append(CompareLegend(c.Files), table.Lines(c.DeltaTable(nil, false), table.Style{})...)
+	out := append(CompareLegend(c.Files), table.Lines(c.DeltaTable(nil, false).Without("key"), table.Style{})...)
 	out = append(out, c.Notes()...)
 	if cfg := ConfigLines(c.Files); cfg != nil {
 		out = append(out, "")
@@ -123,6 +124,14 @@ func WriteCompareTable(w io.Writer, files []*CompareFile) error {
 // WriteComparisonTable writes ComparisonTableLines.
 func WriteComparisonTable(w io.Writer, c *Comparison) error {
 	return writeLines(w, ComparisonTableLines(c))
+}
+
+// WriteComparisonCSV writes the DeltaTable as CSV for a spreadsheet: a
+// column per result key, label, file value and Δ% (under "LABEL
+// delta_pct"), figures as plain numbers, the significance mark kept
+// beside a judged Δ% only in the text table.
+func WriteComparisonCSV(w io.Writer, c *Comparison) error {
+	return table.WriteCSV(w, c.DeltaTable(nil, false).Data())
 }
 
 // compareJSON is WriteCompareJSON's output.

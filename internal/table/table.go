@@ -8,6 +8,8 @@
 // tables of this kind and do not go through it (internal/report).
 package table
 
+import "strconv"
+
 // Align is where text sits in its column.
 type Align uint8
 
@@ -114,6 +116,39 @@ func (t *Table) pick(pick []int) *Table {
 		out.Rows = append(out.Rows, row)
 	}
 	return out
+}
+
+// Data returns a copy of t for machine readers (CSV): a cell with a
+// Value shows it in Go's shortest form ("1.5", "1e+06"), every other cell
+// keeps its text.
+func (t *Table) Data() *Table {
+	out := *t
+	out.Rows = make([][]Cell, len(t.Rows))
+	for i, r := range t.Rows {
+		out.Rows[i] = make([]Cell, len(r))
+		for j, c := range r {
+			if c.Value != nil {
+				c.Text = strconv.FormatFloat(*c.Value, 'g', -1, 64)
+			}
+			out.Rows[i][j] = c
+		}
+	}
+	return &out
+}
+
+// Without returns a copy of t without the columns whose keys are given.
+func (t *Table) Without(keys ...string) *Table {
+	drop := map[string]bool{}
+	for _, k := range keys {
+		drop[k] = true
+	}
+	var pick []int
+	for i, c := range t.Columns {
+		if !drop[c.Key] {
+			pick = append(pick, i)
+		}
+	}
+	return t.pick(pick)
 }
 
 // DropEmpty returns t without the columns in which every cell reads

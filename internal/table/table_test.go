@@ -250,3 +250,19 @@ func TestLabelled(t *testing.T) {
 		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
+
+func TestDataAndWithout(t *testing.T) {
+	t.Parallel()
+	d := sample().Without("delta").Data()
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	// 12.50 has a value (12.5); "-" has none and stays.
+	if want := "metric,a\nTTFT,12.5\nError rate,-\n"; buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	if sample().Rows[0][1].Text != "12.50" {
+		t.Error("Data changed the table it copied")
+	}
+}
