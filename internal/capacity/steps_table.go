@@ -42,7 +42,7 @@ func StepTable(s *Sweep, v StepView) *table.Table {
 	case StepText:
 		cols = textColumns(s)
 	case StepCSV:
-		cols = csvTableColumns(s)
+		return csvTable(s)
 	default:
 		cols = pageColumns(s)
 	}

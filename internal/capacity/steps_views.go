@@ -6,84 +6,82 @@ import (
 	"github.com/llmbench/llmbench/internal/table"
 )
 
-// csvTableColumns are the CSV's columns: the fixed ones named like the
-// JSON keys, one per SLA term named "sla:" + the term (e.g.
-// "sla:p99_ttft_ms<500") holding pass, fail or missing, result_file, then
-// the cost and utilisation columns (extraColumns). Empty cells are
-// unknown values (JSON null); numbers are Go's shortest exact form.
-func csvTableColumns(s *Sweep) []stepColumn {
-	num := func(key string, get func(r *Row) float64) stepColumn {
-		return stepColumn{table.Column{Key: key}, func(r *Row) table.Cell { v := get(r); return table.Number(f64(v), v) }}
+// csvColumns are the CSV's fixed columns, named like the JSON keys.
+var csvColumns = []string{
+	"load", "load_kind", "runs", "completed", "failed", "error_rate", "request_throughput",
+	"output_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_itl_ms", "p99_itl_ms", "mean_tpot_ms",
+	"mean_e2el_ms", "mean_per_user_tps", "p10_per_user_tps", "token_goodput", "max_concurrent_requests",
+	"mean_in_flight", "littles_law_ratio", "littles_law_off", "dispatch_lag_p99_ms", "client_cpu",
+	"harness_limited", "sla_pass",
+}
+
+// csvTable is the CSV's table: csvColumns, then one column per SLA term
+// named "sla:" + the term (e.g. "sla:p99_ttft_ms<500") holding pass, fail
+// or missing, then result_file, then the cost columns when the sweep is
+// priced and the utilisation columns when any step has them. Empty cells
+// are unknown values (JSON null); numbers are Go's shortest exact form.
+func csvTable(s *Sweep) *table.Table {
+	head := append([]string{}, csvColumns...)
+	for _, t := range s.SLA {
+		head = append(head, "sla:"+t.String())
 	}
-	opt := func(key string, get func(r *Row) *float64) stepColumn {
-		return stepColumn{table.Column{Key: key}, func(r *Row) table.Cell {
-			if v := get(r); v != nil {
-				return table.Number(f64(*v), *v)
-			}
-			return table.Figure("")
-		}}
-	}
-	word := func(key string, get func(r *Row) string) stepColumn {
-		return stepColumn{table.Column{Key: key}, func(r *Row) table.Cell { return table.Words(get(r)) }}
-	}
-	count := func(key string, get func(r *Row) int) stepColumn {
-		return stepColumn{table.Column{Key: key}, func(r *Row) table.Cell { v := get(r); return table.Number(strconv.Itoa(v), float64(v)) }}
-	}
-	cols := []stepColumn{
-		num("load", func(r *Row) float64 { return r.Load }),
-		word("load_kind", func(r *Row) string { return string(r.LoadKind) }),
-		count("runs", func(r *Row) int { return r.Runs }),
-		count("completed", func(r *Row) int { return r.Completed }),
-		count("failed", func(r *Row) int { return r.Failed }),
-		num("error_rate", func(r *Row) float64 { return r.ErrorRate }),
-		num("request_throughput", func(r *Row) float64 { return r.RequestThroughput }),
-		num("output_throughput", func(r *Row) float64 { return r.OutputThroughput }),
-		num("mean_ttft_ms", func(r *Row) float64 { return r.MeanTTFTMs }),
-		num("p99_ttft_ms", func(r *Row) float64 { return r.P99TTFTMs }),
-		num("mean_itl_ms", func(r *Row) float64 { return r.MeanITLMs }),
-		num("p99_itl_ms", func(r *Row) float64 { return r.P99ITLMs }),
-		num("mean_tpot_ms", func(r *Row) float64 { return r.MeanTPOTMs }),
-		num("mean_e2el_ms", func(r *Row) float64 { return r.MeanE2ELMs }),
-		num("mean_per_user_tps", func(r *Row) float64 { return r.MeanPerUserTPS }),
-		num("p10_per_user_tps", func(r *Row) float64 { return r.P10PerUserTPS }),
-		num("token_goodput", func(r *Row) float64 { return r.TokenGoodput }),
-		num("max_concurrent_requests", func(r *Row) float64 { return r.MaxConcurrentRequests }),
-		opt("mean_in_flight", func(r *Row) *float64 { return r.MeanInFlight }),
-		opt("littles_law_ratio", func(r *Row) *float64 { return r.LittlesLawRatio }),
-		word("littles_law_off", func(r *Row) string { return strconv.FormatBool(r.LittlesLawOff) }),
-		opt("dispatch_lag_p99_ms", func(r *Row) *float64 { return r.DispatchLagP99Ms }),
-		opt("client_cpu", func(r *Row) *float64 { return r.ClientCPU }),
-		word("harness_limited", func(r *Row) string { return strconv.FormatBool(r.HarnessLimited) }),
-		word("sla_pass", func(r *Row) string { return optB(r.SLAPass) }),
-	}
-	for i, t := range s.SLA {
-		cols = append(cols, word("sla:"+t.String(), func(r *Row) string { return termText(r, i) }))
-	}
-	cols = append(cols, word("result_file", func(r *Row) string { return r.ResultFile }))
+	head = append(head, "result_file")
 	if s.Pricing != nil {
-		cols = append(cols,
-			opt("usd_per_hour", func(r *Row) *float64 { return r.USDPerHour }),
-			opt("usd_per_request", func(r *Row) *float64 { return r.USDPerRequest }),
-			opt("usd_per_1m_output_tokens", func(r *Row) *float64 { return r.USDPer1MOutputTokens }))
+		head = append(head, "usd_per_hour", "usd_per_request", "usd_per_1m_output_tokens")
 	}
 	if hasUtilization(s) {
 		for _, c := range utilColumns {
-			get := c.get
-			cols = append(cols, opt(c.csv, func(r *Row) *float64 {
-				if r.Utilization == nil {
-					return nil
-				}
-				return get(r.Utilization)
-			}))
+			head = append(head, c.csv)
 		}
-		cols = append(cols, word("utilization_normalized", func(r *Row) string {
-			if r.Utilization == nil {
-				return ""
-			}
-			return strconv.FormatBool(r.Utilization.Normalized)
-		}))
+		head = append(head, "utilization_normalized")
 	}
-	return cols
+	t := &table.Table{Title: "Steps"}
+	for _, k := range head {
+		t.Columns = append(t.Columns, table.Column{Key: k})
+	}
+	for i := range s.Steps {
+		var row []table.Cell
+		for _, c := range csvLine(s, &s.Steps[i]) {
+			row = append(row, table.Words(c))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// csvLine is a step's CSV cells.
+func csvLine(s *Sweep, r *Row) []string {
+	line := []string{
+		f64(r.Load), string(r.LoadKind), strconv.Itoa(r.Runs), strconv.Itoa(r.Completed), strconv.Itoa(r.Failed),
+		f64(r.ErrorRate), f64(r.RequestThroughput), f64(r.OutputThroughput), f64(r.MeanTTFTMs), f64(r.P99TTFTMs),
+		f64(r.MeanITLMs), f64(r.P99ITLMs), f64(r.MeanTPOTMs), f64(r.MeanE2ELMs), f64(r.MeanPerUserTPS),
+		f64(r.P10PerUserTPS), f64(r.TokenGoodput), f64(r.MaxConcurrentRequests), optF(r.MeanInFlight),
+		optF(r.LittlesLawRatio), strconv.FormatBool(r.LittlesLawOff), optF(r.DispatchLagP99Ms), optF(r.ClientCPU),
+		strconv.FormatBool(r.HarnessLimited), optB(r.SLAPass),
+	}
+	for i := range s.SLA {
+		line = append(line, termText(r, i))
+	}
+	line = append(line, r.ResultFile)
+	if s.Pricing != nil {
+		line = append(line, optF(r.USDPerHour), optF(r.USDPerRequest), optF(r.USDPer1MOutputTokens))
+	}
+	if hasUtilization(s) {
+		u := r.Utilization
+		for _, c := range utilColumns {
+			if u == nil {
+				line = append(line, "")
+			} else {
+				line = append(line, optF(c.get(u)))
+			}
+		}
+		if u == nil {
+			line = append(line, "")
+		} else {
+			line = append(line, strconv.FormatBool(u.Normalized))
+		}
+	}
+	return line
 }
 
 // termText is the outcome of the step's i-th SLA term: pass, fail or
@@ -99,6 +97,13 @@ func termText(r *Row, i int) string {
 		return "pass"
 	}
 	return "fail"
+}
+
+func optF(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return f64(*v)
 }
 
 func optB(v *bool) string {
