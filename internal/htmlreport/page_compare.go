@@ -2,9 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -72,31 +70,4 @@ func useRequests(r *Run) {
 		ttfts, lats, itls, outs = append(ttfts, q.TTFT), append(lats, q.E2EL), append(itls, q.ITL), append(outs, q.OutputLen)
 	}
 	r.Result.UseRequests(ttfts, lats, itls, outs, r.RequestsFrom)
-}
-
-// sweepSection is the sweep page: verdict, SLA, steps and charts.
-func sweepSection(sw *Sweep) Section {
-	s := Section{Kind: "sweep", Title: "Sweep: " + sw.LoadUnit(), Files: []string{sw.Path}, Verdict: sw.Verdict}
-	var terms []string
-	for _, t := range sw.SLA {
-		terms = append(terms, fmt.Sprintf("%s %s %g", t.Key, t.Op, t.Value))
-	}
-	if len(terms) > 0 {
-		s.Notes = append(s.Notes, "SLA: "+strings.Join(terms, " and ")+".")
-	}
-	if l := sw.MaxLoadUnderSLA.Load; l != nil {
-		b := ""
-		if sw.MaxLoadUnderSLA.Binding != nil {
-			b = " (binding: " + *sw.MaxLoadUnderSLA.Binding + ")"
-		}
-		s.Notes = append(s.Notes, fmt.Sprintf("Max load under the SLA: %g%s.", *l, b))
-	} else if len(terms) > 0 {
-		s.Notes = append(s.Notes, "No step met the SLA.")
-	}
-	if sw.Saturation != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("Saturation at load %g (%.1f output tokens/s): %s.", sw.Saturation.Load, sw.Saturation.OutputThroughput, sw.Saturation.Rule))
-	}
-	s.Tables = append(s.Tables, *capacity.StepTable(sw.Sweep, capacity.StepPage))
-	s.Charts = SweepCharts(sw)
-	return s
 }
