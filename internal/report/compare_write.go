@@ -126,10 +126,11 @@ func WriteComparisonTable(w io.Writer, c *Comparison) error {
 	return writeLines(w, ComparisonTableLines(c))
 }
 
-// WriteComparisonCSV writes the DeltaTable as CSV for a spreadsheet: a
-// column per result key, label, file value and Δ% (under "LABEL
-// delta_pct"), figures as plain numbers, the significance mark kept
-// beside a judged Δ% only in the text table.
+// WriteComparisonCSV writes the DeltaTable as CSV for a spreadsheet: one
+// line per figure with its result key and label, each file's value
+// (under its label) and Δ% against the first (under "LABEL delta_pct"),
+// as plain numbers ("-" where a file lacks the figure). Significance
+// marks stay in the text table and the JSON.
 func WriteComparisonCSV(w io.Writer, c *Comparison) error {
 	return table.WriteCSV(w, c.DeltaTable(nil, false).Data())
 }
