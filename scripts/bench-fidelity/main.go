@@ -1,7 +1,7 @@
 // Command bench-fidelity checks llmbench's measurements against the
 // simulator's ground truth: it starts the simulator in fixed mode (every
 // request gets -ttft and -itl regardless of load) with its ground truth
-// kept, runs the same runner and OpenAI client that "llmbench run" uses
+// kept, runs the same step (internal/bench) and OpenAI client that "llmbench run" uses
 // with -streams requests sent at once, then matches each record to the
 // server's record of the same request (by x-request-id) and compares
 //
@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -39,7 +40,8 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/openai"
-	"github.com/llmbench/llmbench/internal/runner"
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -218,12 +220,10 @@ func run(n, tokens int, ttft, itl time.Duration, chat bool, simBin string) error
 	}
 	// Warm the connection pool so the figures are about streaming, not
 	// connection setup (vLLM's runs also reuse connections after warm-up).
-	rc := &runner.Config{Backend: client, Requests: reqs, NumWarmups: n, MaxConcurrency: n,
-		Warmup: &backend.Request{Model: cfg.Model, Prompt: "warm", MaxTokens: 2, IgnoreEOS: true}}
-	if err := runner.Prepare(ctx, rc); err != nil {
-		return err
-	}
-	res, err := runner.Run(ctx, rc)
+	// The warm-ups send the first request without its id, as a run's do.
+	p := &bench.Plan{Backend: client, Requests: reqs, NumWarmups: n,
+		Load: bench.Load{Arrivals: load.Arrivals{Rate: math.Inf(1), Burstiness: 1}, MaxConcurrency: n}}
+	res, err := bench.Execute(ctx, p, bench.Hooks{})
 	if err != nil {
 		return err
 	}
