@@ -208,13 +208,13 @@ func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
 		}
 		return p.Schedule, nil, nil
 	}
-	plan, err := load.Schedule(len(p.Requests), p.Load.Arrivals)
+	sched, err := load.Schedule(len(p.Requests), p.Load.Arrivals)
 	if err != nil {
 		return nil, nil, err
 	}
 	a := p.Load.Arrivals
 	if a.RampStrategy == "" {
-		return plan.Offsets, nil, nil
+		return sched.Offsets, nil, nil
 	}
-	return plan.Offsets, load.RPSChanges(a.RampStartRPS, plan.Rates, plan.Offsets), nil
+	return sched.Offsets, load.RPSChanges(a.RampStartRPS, sched.Rates, sched.Offsets), nil
 }
