@@ -13,7 +13,8 @@ import (
 	"github.com/llmbench/llmbench/internal/selfcheck"
 )
 
-// Hooks are a step's observers. Every field is optional.
+// Hooks are what a caller plugs into a step: its observers (Sink) and
+// three hooks that have no Sink form. Every field is optional.
 type Hooks struct {
 	// Sink sees the step begin, each record and the end (Sinks fans out
 	// to several: the records file, progress, live metrics).
