@@ -228,3 +228,18 @@ func readyCheck(ctx context.Context, send func(context.Context, *backend.Request
 		}
 	}
 }
+
+// sleep waits d or until ctx is done; false when ctx ended it.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
