@@ -78,7 +78,7 @@ type Backend interface {
 }
 
 // Bounder is a Backend that bounds every request by its own timeout.
-// Bounds(t) is true when that timeout is at most t: the runner then puts
+// Bounds(t) is true when that timeout is at most t: bench then puts
 // no deadline of its own on the request's context (a context and a timer
 // per request cost CPU at 1,000 streams; the OpenAI client bounds its
 // requests without either, BENCHMARKS.md#cache-lines-per-chunk).

@@ -10,39 +10,31 @@ import (
 
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/selfcheck"
 )
 
-// Hooks are a step's observers. Every field is optional.
+// Hooks are what a caller plugs into a step: its observers (Sink) and
+// three hooks that have no Sink form. Every field is optional.
 type Hooks struct {
+	// Sink sees the step begin, each record and the end (Sinks fans out
+	// to several: the records file, progress, live metrics).
+	Sink Sink
 	// OnEvent receives one-line notes on the phases ("Warmup run
-	// completed.").
+	// completed."). Not a Sink's: most notes come before the step begins
+	// (ready check, warm-ups), and their reader is the console.
 	OnEvent func(msg string)
-	// OnStart is called with the instant dispatch starts (after the
-	// warm-ups), just before the first request goes out.
-	OnStart func(start time.Time)
-	// OnRecord sees each record as it completes, from one goroutine that
-	// is not on any request's path (progress, live metrics). It must not
-	// block for long.
-	OnRecord func(r *record.Record)
-	// OpenRecords, when set, is called after the warm-ups, just before
-	// dispatch, with the header of the records file (params known so far
-	// and the wall-clock anchor); each record is added to the stream it
-	// returns as it completes. The caller closes the stream (Outcome.Stream)
-	// once the final params are known.
-	OpenRecords func(h record.Header) (*record.Stream, error)
-	// InFlight, when set, counts requests in flight (warm-ups included)
-	// for live metrics; see runner.Config.InFlight.
+	// InFlight, when set, counts the requests being sent or streamed,
+	// warm-ups included (one atomic add on each side of a request: cheap
+	// enough for the request path); a sampler elsewhere reads it for live
+	// metrics. Not a Sink's: it is counted on the request path, where no
+	// sink may run.
 	InFlight *atomic.Int64
-	// OnOutcome, when set, sees the step's outcome (self-check included)
-	// once the timed run is over.
-	OnOutcome func(o *Outcome)
 	// BeforeStart, when set, is called after the warm-ups and the
 	// preconnect, before the wait for Plan.StartAt and the clock's origin:
 	// what it costs (a server-metrics scrape that marks the window's start,
 	// a prefix-cache reset) delays the timed run without entering any of
-	// its figures.
+	// its figures. Not a Sink's: it acts before the step begins, and the
+	// step waits for it.
 	BeforeStart func()
 }
 
@@ -61,10 +53,6 @@ type Outcome struct {
 	NotSent     int
 	// RampEvents are the ramp-up rate changes, relative to Start.
 	RampEvents []load.RPSChange
-	// Stream is the records stream OpenRecords returned (nil without).
-	Stream *record.Stream
-	// StreamErr is the first error writing Stream; the run went on.
-	StreamErr error
 	// SelfCheck is what the client measured about itself over the timed
 	// run, and Verdict its judgement (docs/fidelity.md).
 	SelfCheck selfcheck.Measurements
@@ -91,49 +79,55 @@ type Preconnecter interface {
 // measured.
 var ErrInterruptedEarly = errors.New("interrupted before the benchmark started; nothing was measured")
 
-// Execute runs the ready check, the warm-ups and the timed run of p.
+// Execute runs the ready check, the warm-ups and the timed run of p with
+// the executor its load asks for: open loop (openLoop), closed-loop users
+// (users) or multi-turn conversations (conversations).
 func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	offsets, ramp, err := schedule(p)
 	if err != nil {
 		return nil, err
 	}
-	smp := newSampler()
-	rc := &runner.Config{
-		Backend:        p.Backend,
-		Requests:       p.Requests,
-		Schedule:       offsets,
-		MaxConcurrency: p.Load.MaxConcurrency,
-		Duration:       p.Load.Duration,
-		NumWarmups:     p.NumWarmups,
-		RequestTimeout: p.RequestTimeout,
-		ReadyCheck:     p.ReadyCheck,
-		OnEvent:        h.OnEvent,
-		InFlight:       h.InFlight,
-	}
-	if err := runner.Prepare(ctx, rc); err != nil {
+	e := &execution{p: p, offsets: offsets, onEvent: h.OnEvent, inFlight: h.InFlight}
+	if err := e.prepare(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil, ErrInterruptedEarly
 		}
 		return nil, err
 	}
-	out := &Outcome{RampEvents: ramp}
-	if out.Preconnected, err = preconnect(ctx, p, h); err != nil {
+	preconnected, err := preconnect(ctx, p, h)
+	if err != nil {
 		return nil, err
 	}
 	if h.BeforeStart != nil {
 		h.BeforeStart()
 	}
+	var late time.Duration
 	if !p.StartAt.IsZero() {
-		out.Late = max(0, time.Since(p.StartAt))
+		late = max(0, time.Since(p.StartAt))
 	}
 	if err := waitUntil(ctx, p.StartAt); err != nil { // distributed runs: share.go
 		return nil, ErrInterruptedEarly
 	}
+	out, err := e.timed(ctx, h.Sink)
+	if err != nil {
+		return nil, err
+	}
+	out.RampEvents, out.Preconnected, out.Late = ramp, preconnected, late
+	if h.Sink != nil {
+		h.Sink.End(out)
+	}
+	return out, nil
+}
+
+// timed runs the timed run with the plan's executor, between the sink's
+// Begin and, when it fails, End(nil); the self-check covers it.
+func (e *execution) timed(ctx context.Context, sink Sink) (*Outcome, error) {
+	smp := newSampler()
 	smp.start()
-	rc.Origin = time.Now()
-	if h.OpenRecords != nil {
-		anchor := &record.Anchor{UnixNano: rc.Origin.UnixNano()}
-		if out.Stream, err = h.OpenRecords(record.Header{Params: p.Params, Start: anchor}); err != nil {
+	e.origin = time.Now()
+	if sink != nil {
+		anchor := &record.Anchor{UnixNano: e.origin.UnixNano()}
+		if err := sink.Begin(e.origin, record.Header{Params: e.p.Params, Start: anchor}); err != nil {
 			return nil, err
 		}
 	}
@@ -142,42 +136,31 @@ func Execute(ctx context.Context, p *Plan, h Hooks) (*Outcome, error) {
 	// allocations each at 1,000 streams).
 	runCtx, abort := context.WithCancelCause(httptrace.WithClientTrace(ctx, smp.trace))
 	defer abort(nil)
-	watch := &failWatch{n: p.AbortAfter, abort: abort}
-	rc.OnDone = func(r *record.Record) {
-		out.observe(p, h, r)
-		watch.see(r)
-	}
-	ctx = runCtx
-	if h.OnStart != nil {
-		h.OnStart(rc.Origin)
-	}
-	var res *runner.Result
-	if p.Conversations != nil {
-		res, err = runner.RunConversations(ctx, rc, p.Conversations,
-			runner.Conversations{Active: p.Load.MaxConcurrency, Think: p.TurnThink, Seed: uint64(p.Load.Arrivals.Seed)})
-	} else if u := p.Load.Users; u != nil {
-		uu, n := *u, len(p.Requests)
-		if p.Load.Duration > 0 {
-			uu.Duration, n = p.Load.Duration, 0
+	e.sink, e.watch = sink, &failWatch{n: e.p.AbortAfter, abort: abort}
+	out, err := e.executor()(runCtx)
+	if err == nil {
+		out.SelfCheck = smp.stop(e.p, out.Records)
+		out.Verdict = selfcheck.Judge(out.SelfCheck, selfcheck.DefaultThresholds)
+		if ee := (*EndpointError)(nil); errors.As(context.Cause(runCtx), &ee) {
+			err = ee
 		}
-		res, err = runner.RunUsers(ctx, rc, uu, n)
-	} else {
-		res, err = runner.Run(ctx, rc)
 	}
-	if err != nil {
-		return nil, err
+	if err != nil && sink != nil {
+		sink.End(nil)
 	}
-	out.SelfCheck = smp.stop(p, res.Records)
-	out.Verdict = selfcheck.Judge(out.SelfCheck, selfcheck.DefaultThresholds)
-	if e := (*EndpointError)(nil); errors.As(context.Cause(runCtx), &e) {
-		return nil, e
+	return out, err
+}
+
+// executor is the plan's executor (k6's lib/executor): conversations,
+// closed-loop users or, by default, the open loop.
+func (e *execution) executor() func(context.Context) (*Outcome, error) {
+	switch {
+	case e.p.Conversations != nil:
+		return e.conversations
+	case e.p.Load.Users != nil:
+		return e.users
 	}
-	out.Records, out.Start, out.Duration = res.Records, res.Start, res.Duration
-	out.Interrupted, out.NotSent = res.Interrupted, res.NotSent
-	if h.OnOutcome != nil {
-		h.OnOutcome(out)
-	}
-	return out, nil
+	return e.openLoop
 }
 
 // preconnect opens the plan's connections when it asks for them: as many
@@ -211,25 +194,6 @@ func preconnect(ctx context.Context, p *Plan, h Hooks) (int, error) {
 	return held, nil
 }
 
-// observe runs on the runner's collector goroutine for each record: it
-// counts the text of a stream that sent no usage (so a saved record
-// recomputes without the tokenizer), streams the record to disk and
-// hands it to OnRecord.
-func (o *Outcome) observe(p *Plan, h Hooks, r *record.Record) {
-	if p.Tokenizer != nil && r.Success && (r.OutputTokens == nil || *r.OutputTokens == 0) {
-		r.TokenizerCount = p.Tokenizer.CountTokens(r.GeneratedText)
-		r.OutputTokensSource = record.SourceTokenizer
-	}
-	redactAnswer(p.Backend, r) // after the count: the text as the server sent it
-	r.Worker = p.Worker
-	if o.Stream != nil && o.StreamErr == nil {
-		o.StreamErr = o.Stream.Add(r)
-	}
-	if h.OnRecord != nil {
-		h.OnRecord(r)
-	}
-}
-
 // schedule computes the intended send offsets with vLLM's arrival process
 // and, under ramp-up, the rate changes.
 func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
@@ -245,13 +209,13 @@ func schedule(p *Plan) ([]time.Duration, []load.RPSChange, error) {
 		}
 		return p.Schedule, nil, nil
 	}
-	plan, err := load.Schedule(len(p.Requests), p.Load.Arrivals)
+	sched, err := load.Schedule(len(p.Requests), p.Load.Arrivals)
 	if err != nil {
 		return nil, nil, err
 	}
 	a := p.Load.Arrivals
 	if a.RampStrategy == "" {
-		return plan.Offsets, nil, nil
+		return sched.Offsets, nil, nil
 	}
-	return plan.Offsets, load.RPSChanges(a.RampStartRPS, plan.Rates, plan.Offsets), nil
+	return sched.Offsets, load.RPSChanges(a.RampStartRPS, sched.Rates, sched.Offsets), nil
 }

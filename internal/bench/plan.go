@@ -1,12 +1,3 @@
-// Package bench is one benchmark step as a pipeline of short phases —
-// plan, execute, summarize — that `llmbench run` calls once and `sweep`
-// (and, later, calibrate and workers) call once per step with another
-// load. The command line builds a Plan (every flag resolved once); Execute
-// runs the ready check, the warm-ups and the timed run, streaming each
-// record to its observers as it completes; Summarize turns the records
-// into metrics. Rendering and saving belong to the callers.
-//
-// bench knows nothing of flags or output formats.
 package bench
 
 import (
@@ -17,7 +8,6 @@ import (
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
@@ -79,10 +69,10 @@ type Plan struct {
 	// Load is the arrival process and concurrency cap.
 	Load Load
 	// Conversations, when set, makes the step a multi-turn replay
-	// (runner.RunConversations): Requests then holds only the first turns
+	// (see conversations.go): Requests then holds only the first turns
 	// (warm-ups use them), Load.MaxConcurrency is the number of active
 	// conversations and TurnThink the pause between turns.
-	Conversations []runner.Conversation
+	Conversations []Conversation
 	TurnThink     load.Think
 	// Schedule, when non-nil, gives each request's send offset (a replayed
 	// trace's timestamps) instead of Load.Arrivals.

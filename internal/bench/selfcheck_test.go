@@ -48,13 +48,13 @@ func TestExecuteSelfCheck(t *testing.T) {
 	be := &httpBackend{url: srv.URL, client: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}}
 	p := &Plan{Backend: be, Requests: make([]backend.Request, 5), Preconnect: true,
 		Load: Load{Arrivals: load.Arrivals{Rate: math.Inf(1), Burstiness: 1}, MaxConcurrency: 3}}
-	var seen *Outcome
-	out, err := Execute(t.Context(), p, Hooks{OnOutcome: func(o *Outcome) { seen = o }})
+	seen := &spySink{}
+	out, err := Execute(t.Context(), p, Hooks{Sink: seen})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if seen != out {
-		t.Error("OnOutcome did not see the outcome")
+	if len(seen.ends) != 1 || seen.ends[0] != out {
+		t.Error("the sink's End did not see the outcome")
 	}
 	m := out.SelfCheck
 	// Keep-alive off: every request opens its own connection.

@@ -78,16 +78,8 @@ func waitUntil(ctx context.Context, at time.Time) error {
 	if at.IsZero() {
 		return nil
 	}
-	d := time.Until(at)
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
+	if !sleep(ctx, time.Until(at)) {
 		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
+	return nil
 }

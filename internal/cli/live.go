@@ -32,8 +32,9 @@ func bindMetricsFlags(fs *pflag.FlagSet, m *metricsFlags) {
 // inFlightSample is how often the in-flight gauge is refreshed.
 const inFlightSample = 250 * time.Millisecond
 
-// liveMetrics feeds the Prometheus exporter from a run: records from the
-// runner's collector goroutine, the in-flight count from a sampler.
+// liveMetrics feeds the Prometheus exporter from a run: records through
+// each step's sink (on the step's collector goroutine), the in-flight
+// count from a sampler.
 type liveMetrics struct {
 	exp      *promexport.Exporter
 	stop     func(time.Duration) error
@@ -96,24 +97,42 @@ func (l *liveMetrics) startPhase(name string, p *bench.Plan) {
 	l.exp.SetConcurrency(name, conc)
 }
 
-// hooks adds the exporter to a step's hooks.
-func (l *liveMetrics) hooks(h bench.Hooks) bench.Hooks {
+// sink is the exporter as the current phase's bench.Sink (nil when
+// there is no exporter): each record is observed under the phase, and
+// the self-check's values are set at the end.
+func (l *liveMetrics) sink() bench.Sink {
 	if l == nil {
-		return h
+		return nil
 	}
-	next := h.OnRecord
-	phase := l.phase.Load().(string)
-	h.OnRecord = func(r *record.Record) {
-		l.exp.Observe(phase, r)
-		if next != nil {
-			next(r)
-		}
+	return &liveSink{exp: l.exp, phase: l.phase.Load().(string)}
+}
+
+// counter is the count of requests in flight the sampler reads, for
+// bench.Hooks.InFlight (nil when there is no exporter).
+func (l *liveMetrics) counter() *atomic.Int64 {
+	if l == nil {
+		return nil
 	}
-	h.InFlight = &l.inFlight
-	h.OnOutcome = func(o *bench.Outcome) {
-		l.exp.SetSelfCheck(o.SelfCheck.Values(), string(o.Verdict.Verdict))
+	return &l.inFlight
+}
+
+// liveSink feeds one step's records and self-check to the exporter.
+type liveSink struct {
+	exp   *promexport.Exporter
+	phase string
+}
+
+// Begin does nothing: the phase's gauges are set by startPhase.
+func (s *liveSink) Begin(time.Time, record.Header) error { return nil }
+
+// Record observes one finished request under the phase.
+func (s *liveSink) Record(r *record.Record) { s.exp.Observe(s.phase, r) }
+
+// End sets the self-check gauges from the step's outcome.
+func (s *liveSink) End(o *bench.Outcome) {
+	if o != nil {
+		s.exp.SetSelfCheck(o.SelfCheck.Values(), string(o.Verdict.Verdict))
 	}
-	return h
 }
 
 // finish pushes the final values and keeps the endpoint up for

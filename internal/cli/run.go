@@ -32,7 +32,6 @@ import (
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
-	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
@@ -412,7 +411,6 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	defer o.srv.stop()
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
 	if err != nil {
-		rec.abandon(ui.errw) // keep the records of a run stopped early
 		return err
 	}
 	o.srv.stop()
@@ -428,7 +426,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	}
 	o.srv.crossCheck(outcome, sum.Metrics)
 	o.srv.toRecords(rec)
-	rec.close(outcome, &sum.Params, ui.errw)
+	rec.close(&sum.Params)
 	steady, err := o.steadyState(plan, outcome, sum)
 	if err != nil {
 		return &UsageError{Err: err}
@@ -514,11 +512,11 @@ func (o *runOptions) printBanner(out io.Writer) {
 	fmt.Fprintf(out, "Maximum request concurrency: %s\n", conc)
 }
 
-// execute runs the step with a progress bar, the interrupt note and the
-// records stream.
+// execute runs the step with the interrupt note and its sinks: the
+// records stream, live metrics and the progress bar.
 func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
 	stopNote := context.AfterFunc(ctx, func() {
-		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", runner.DefaultGrace)
+		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", bench.DefaultGrace)
 	})
 	defer stopNote()
 	total := len(plan.Requests)
@@ -529,14 +527,12 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 		total = 0 // bounded by time: the count is not known
 	}
 	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
-	outcome, err := bench.Execute(ctx, plan, o.live.hooks(bench.Hooks{
+	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
+		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.sink(), bar},
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
-		OnStart:     bar.begin,
-		OnRecord:    bar.add,
-		OpenRecords: rec.open,
+		InFlight:    o.live.counter(),
 		BeforeStart: o.srv.beforeStart(ctx),
-	}))
-	bar.finish()
+	})
 	if errors.Is(err, bench.ErrInterruptedEarly) {
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
 	}
@@ -561,10 +557,10 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 		return err
 	}
 	if canceled > 0 {
-		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, runner.DefaultGrace)
+		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, bench.DefaultGrace)
 	}
 	if n := canceledCount(outcome); !outcome.Interrupted && plan.Load.Duration > 0 && n > 0 {
-		fmt.Fprintf(ui.errw, "Note: %d requests still in flight %v after --duration ended were canceled; they count as failed (class canceled).\n", n, runner.DefaultGrace)
+		fmt.Fprintf(ui.errw, "Note: %d requests still in flight %v after --duration ended were canceled; they count as failed (class canceled).\n", n, bench.DefaultGrace)
 	}
 	opt := report.RunReportOptions{Title: report.StreamSpecifics, FromIntended: o.f.fromIntended, Failures: failures}
 	if plan.Kind == bench.SageMaker {

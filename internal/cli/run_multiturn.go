@@ -11,12 +11,11 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/load"
-	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
 // planConversations plans a --multi-turn run: conversations replayed
-// turn by turn with their history (runner.RunConversations).
+// turn by turn with their history (bench.Conversation).
 func (o *runOptions) planConversations(ctx context.Context, env *Env, ep *endpoint, tok *tokenizer.Tokenizer, tokID string, errw io.Writer) (*bench.Plan, error) {
 	f := &o.f
 	if ep.kind != bench.OpenAIChat {
@@ -55,7 +54,7 @@ func (o *runOptions) planConversations(ctx context.Context, env *Env, ep *endpoi
 	}
 	turns := 0
 	for i, c := range convs {
-		rc := runner.Conversation{}
+		rc := bench.Conversation{}
 		for k, t := range c.Turns {
 			rc.Turns = append(rc.Turns, backend.Request{
 				ID:    prefix + "c" + strconv.Itoa(i) + "-t" + strconv.Itoa(k),

@@ -38,7 +38,8 @@ const recentTTFTs = 2048
 // progress is the live status line of a run on a terminal, in the manner
 // of k6 and Locust: done/total, ok/failed, request and token rates,
 // running p50/p99 TTFT, elapsed and remaining time. Records arrive from
-// the runner's collector goroutine (add); a ticker draws. Nothing is
+// the step's collector goroutine (add: it is a bench.Sink, progress.go);
+// a ticker draws. Nothing is
 // drawn when stderr is not a terminal.
 type progress struct {
 	w     io.Writer

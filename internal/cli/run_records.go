@@ -17,6 +17,12 @@ import (
 // (docs/records.md): --save-records PATH; with --save-detailed, the
 // result's name with .records.jsonl; else, when a result is to be saved,
 // a temporary file beside it, removed once the result is written.
+//
+// It is a bench.Sink (sink): the step's Begin opens the file, each Record
+// appends, and End(nil) — a step stopped without an outcome — closes it
+// without its closing line. After an outcome, close writes the closing
+// line: it carries the final params and the server's figures, which are
+// known only once the step is summarized and the server read.
 type recordsOut struct {
 	path string // "" = no records file
 	temp bool
@@ -25,6 +31,10 @@ type recordsOut struct {
 	err  error // the first error writing the file
 	// worker is the distributed run's header block; nil for one process.
 	worker func() *record.WorkerInfo
+	// errw is where a write failure is reported (sink sets it); notSent
+	// is the outcome's count for the closing line (End).
+	errw    io.Writer
+	notSent int
 }
 
 // openRecords decides where the records go. The result's name is fixed
@@ -47,21 +57,27 @@ func (o *runOptions) openRecords(plan *bench.Plan) (*recordsOut, error) {
 	return rec, nil
 }
 
-// open creates the file and writes the header; bench.Execute calls it
-// just before dispatch. The header goes to a temporary file in the same
+// sink is r as the step's bench.Sink, reporting write failures on errw.
+func (r *recordsOut) sink(errw io.Writer) bench.Sink {
+	r.errw = errw
+	return r
+}
+
+// Begin creates the file and writes the header (bench.Sink): h with the
+// worker's block, just before dispatch. The header goes to a temporary file in the same
 // folder that is then renamed over the path, so an existing file is
 // replaced whole, mode included (record.FileMode, 0600: records hold
 // server text), and a symlink at the path is replaced, never written
 // through. The records then stream to the final name, where a killed run
 // leaves them (docs/records.md).
-func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
+func (r *recordsOut) Begin(_ time.Time, h record.Header) error {
 	if r.path == "" {
-		return nil, nil
+		return nil
 	}
 	dir := filepath.Dir(r.path)
 	if dir != "." {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, fmt.Errorf("records file: %w", err)
+			return fmt.Errorf("records file: %w", err)
 		}
 	}
 	if r.worker != nil {
@@ -69,7 +85,7 @@ func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
 	}
 	fh, err := os.CreateTemp(dir, "."+filepath.Base(r.path)+".*.tmp")
 	if err != nil {
-		return nil, fmt.Errorf("records file: %w", err)
+		return fmt.Errorf("records file: %w", err)
 	}
 	var w io.Writer = fh
 	if wrapFileWriter != nil {
@@ -88,36 +104,48 @@ func (r *recordsOut) open(h record.Header) (*record.Stream, error) {
 	if err != nil {
 		fh.Close()
 		_ = os.Remove(fh.Name())
-		return nil, fmt.Errorf("records file %s: %w", r.path, err)
+		return fmt.Errorf("records file %s: %w", r.path, err)
 	}
 	r.fh, r.s = fh, s
-	return s, nil
+	return nil
+}
+
+// Record appends one record (bench.Sink). After the first write error
+// the rest are dropped: the run goes on, and the file is removed at the
+// end.
+func (r *recordsOut) Record(rec *record.Record) {
+	if r.s != nil && r.err == nil {
+		r.err = r.s.Add(rec)
+	}
+}
+
+// End sees the step's end (bench.Sink). Without an outcome (stopped
+// early: the first requests all failed as a misconfiguration fails) it
+// flushes the records and closes the file without its closing line:
+// those failures are what explains the stop, and the file reads back as
+// a run that did not finish. With one, it keeps the count of requests
+// not sent for close.
+func (r *recordsOut) End(o *bench.Outcome) {
+	if o != nil {
+		r.notSent = o.NotSent
+		return
+	}
+	if r.s != nil {
+		r.finish(nil)
+	}
 }
 
 // close writes the closing line with the final params and closes the
 // file; a failure is reported on errw and by failed.
-func (r *recordsOut) close(o *bench.Outcome, p *record.Params, errw io.Writer) {
+func (r *recordsOut) close(p *record.Params) {
 	if r.s == nil {
 		return
 	}
-	r.err = o.StreamErr
-	r.finish(p, o.NotSent, errw)
+	r.finish(p)
 }
 
-// abandon flushes the records of a run that stopped without an outcome
-// (stopped early: the first requests all failed as a misconfiguration
-// fails) and closes the file without its closing line: those failures
-// are what explains the stop, and the file reads back as a run that did
-// not finish.
-func (r *recordsOut) abandon(errw io.Writer) {
-	if r.s == nil {
-		return
-	}
-	r.finish(nil, 0, errw)
-}
-
-func (r *recordsOut) finish(p *record.Params, notSent int, errw io.Writer) {
-	if err := r.s.Close(p, notSent); r.err == nil {
+func (r *recordsOut) finish(p *record.Params) {
+	if err := r.s.Close(p, r.notSent); r.err == nil {
 		r.err = err
 	}
 	if r.err == nil {
@@ -135,7 +163,9 @@ func (r *recordsOut) finish(p *record.Params, notSent int, errw io.Writer) {
 		if r.temp {
 			level = "Warning" // only a safety copy of what the result holds
 		}
-		fmt.Fprintf(errw, "%s: writing the records file %s: %v; the file is removed\n", level, r.path, r.err)
+		if r.errw != nil {
+			fmt.Fprintf(r.errw, "%s: writing the records file %s: %v; the file is removed\n", level, r.path, r.err)
+		}
 	}
 }
 

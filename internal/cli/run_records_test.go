@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/record"
@@ -111,22 +112,20 @@ func TestRecordsFileReplacesWhatIsThere(t *testing.T) {
 	}
 }
 
-// writeRecords runs a records file through open, n records and close,
-// as a run does.
+// writeRecords runs a records file through a step's sink calls (begin,
+// n records, end) and close, as a run does.
 func writeRecords(t *testing.T, rec *recordsOut, n int) {
 	t.Helper()
-	s, err := rec.open(record.Header{Params: record.Params{NumPrompts: &n}, Start: &record.Anchor{UnixNano: 1}})
-	if err != nil {
+	s := rec.sink(io.Discard)
+	if err := s.Begin(time.Now(), record.Header{Params: record.Params{NumPrompts: &n}, Start: &record.Anchor{UnixNano: 1}}); err != nil {
 		rec.err = err
 		return
 	}
-	var o bench.Outcome
 	for i := range n {
-		if err := s.Add(&record.Record{Index: i, Success: true, ITL: []float64{0.1}, Latency: 0.2, TTFT: 0.1}); err != nil && o.StreamErr == nil {
-			o.StreamErr = err
-		}
+		s.Record(&record.Record{Index: i, Success: true, ITL: []float64{0.1}, Latency: 0.2, TTFT: 0.1})
 	}
-	rec.close(&o, &record.Params{DurationS: 1, NumPrompts: &n}, io.Discard)
+	s.End(&bench.Outcome{})
+	rec.close(&record.Params{DurationS: 1, NumPrompts: &n})
 }
 
 // leftovers fails when dir holds other than n entries (a temporary file

@@ -154,10 +154,9 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	}
 	bar := newProgress(d.ui.tty, d.ui.errw, total, d.o.f.disableTqdm)
 	sr := d.o.startServer(ctx, d.ui.errw)
-	outcome, err := bench.Execute(ctx, p, d.o.live.hooks(bench.Hooks{OpenRecords: rec.open, OnStart: bar.begin, OnRecord: bar.add,
-		BeforeStart: sr.beforeStart(ctx)}))
+	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(d.ui.errw), d.o.live.sink(), bar},
+		InFlight: d.o.live.counter(), BeforeStart: sr.beforeStart(ctx)})
 	sr.stop()
-	bar.finish()
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
 		// The first requests all failed alike: past the first step, the
 		// server that answered before has stopped.
@@ -265,7 +264,7 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	}
 	si.server.crossCheck(outcome, sum.Metrics)
 	si.server.toRecords(si.rec)
-	si.rec.close(outcome, &sum.Params, d.ui.errw)
+	si.rec.close(&sum.Params)
 	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true})
 	if err != nil {
 		return capacity.Row{}, err

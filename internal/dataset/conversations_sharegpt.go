@@ -91,7 +91,7 @@ func loadShareGPTConversations(ctx context.Context, cfg Config, tok Tokenizer) (
 // shareGPTMessages reads entry e's turn list into alternating user and
 // answer messages, starting with a user message:
 //   - "system" turns are dropped: the conversation is replayed as the
-//     user/assistant history the runner builds, with no system message
+//     user/assistant history bench builds, with no system message
 //     (custom conversations carry none either);
 //   - turns whose value is empty or only whitespace are dropped, as if
 //     absent (ShareGPT has empty human turns where the user pressed

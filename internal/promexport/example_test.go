@@ -4,20 +4,23 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/promexport"
-	"github.com/llmbench/llmbench/internal/runner"
+	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
 // Example shows where a run calls the exporter: New and Serve before the
-// run (--metrics-addr), the gauges when a phase starts, OnDone as the
-// runner's callback, the self-check and Push (--pushgateway) after it,
+// run (--metrics-addr), the gauges when a phase starts, OnDone from the
+// step's sink, the self-check and Push (--pushgateway) after it,
 // and stop with the linger (--metrics-linger) last.
 func Example() {
 	ctx := context.Background()
@@ -44,14 +47,15 @@ func Example() {
 	exp.SetTargetRate(promexport.PhaseMain, 50)
 	exp.SetConcurrency(promexport.PhaseMain, 4)
 
-	// The run: the exporter sees each record on the runner's collector
-	// goroutine, never on a stream's.
+	// The run: the exporter sees each record through the step's sink, on
+	// its collector goroutine, never on a stream's.
 	reqs := make([]backend.Request, 20)
 	for i := range reqs {
 		reqs[i] = backend.Request{Index: i, Model: cfg.Model, Prompt: "hello there", PromptLen: 2, MaxTokens: 5, IgnoreEOS: true}
 	}
-	rc := &runner.Config{Backend: client, Requests: reqs, MaxConcurrency: 4, OnDone: exp.OnDone(promexport.PhaseMain)}
-	if _, err := runner.Run(ctx, rc); err != nil {
+	p := &bench.Plan{Backend: client, Requests: reqs,
+		Load: bench.Load{Arrivals: load.Arrivals{Rate: math.Inf(1), Burstiness: 1}, MaxConcurrency: 4}}
+	if _, err := bench.Execute(ctx, p, bench.Hooks{Sink: recordSink(exp.OnDone(promexport.PhaseMain))}); err != nil {
 		panic(err)
 	}
 
@@ -88,3 +92,12 @@ func printSamples(url string, names ...string) {
 		}
 	}
 }
+
+// recordSink is a bench.Sink that hands each record to a function: the
+// least a step needs to feed the exporter. llmbench's own sink
+// (internal/cli/live.go) also sets the self-check at the step's end.
+type recordSink func(r *record.Record)
+
+func (f recordSink) Begin(time.Time, record.Header) error { return nil }
+func (f recordSink) Record(r *record.Record)              { f(r) }
+func (f recordSink) End(*bench.Outcome)                   {}

@@ -13,9 +13,11 @@
 // (warmup, main, or a sweep step id).
 //
 // The exporter is fed from records (internal/record), never from the
-// stream goroutines: Observe is meant for runner.Config.OnDone, which runs
-// on the runner's single collector goroutine, so a histogram update or a
-// token count never delays a stream's time stamps. The package computes
+// stream goroutines: Observe is meant for a step's sink (bench.Sink's
+// Record), which runs on the step's single collector goroutine, so a
+// histogram update or a token count never delays a stream's time stamps.
+// The package does not import bench: the sink that feeds it is its
+// caller's (internal/cli/live.go). The package computes
 // no summary statistics (percentiles are Prometheus' job, from the
 // buckets; the run's own figures come from internal/metrics) and does not
 // decide when to run or stop: its caller does.
@@ -289,8 +291,8 @@ func (e *Exporter) errorCounter(p *phaseSet, phase, class string) prometheus.Cou
 	return c
 }
 
-// OnDone returns a function for runner.Config.OnDone that observes every
-// finished request under phase.
+// OnDone returns a function for a step's sink (bench.Sink's Record) that
+// observes every finished request under phase.
 func (e *Exporter) OnDone(phase string) func(r *record.Record) {
 	p := e.phase(phase)
 	return func(r *record.Record) { e.observe(p, phase, r) }
@@ -299,8 +301,8 @@ func (e *Exporter) OnDone(phase string) func(r *record.Record) {
 // Observe adds one finished request to phase's metrics: its outcome, and
 // for a success its TTFT, ITL gaps, E2EL, TPOT (more than one output
 // token), tokens and goodput; the queue time and dispatch lag of every
-// request. Call it off the request path — from runner.Config.OnDone,
-// which runs on one collector goroutine — never from a stream goroutine:
+// request. Call it off the request path — from a step's sink, which runs
+// on one collector goroutine — never from a stream goroutine:
 // it may count tokens, and each histogram update costs a few hundred
 // nanoseconds per ITL gap.
 func (e *Exporter) Observe(phase string, r *record.Record) {

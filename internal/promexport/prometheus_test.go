@@ -21,12 +21,12 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/promexport"
 	"github.com/llmbench/llmbench/internal/promexport/dashboard"
 	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
@@ -226,8 +226,8 @@ func (p *promServer) scalar(t *testing.T, q string) (float64, bool) {
 
 // benchmark runs 300 requests against srv (Poisson-ish bursts at 100
 // req/s, so TTFT varies with the simulator's queue), with the exporter fed
-// from OnDone exactly as a run does.
-func benchmark(t *testing.T, srv *sim.Running, exp *promexport.Exporter) *runner.Result {
+// through the step's sink exactly as a run does.
+func benchmark(t *testing.T, srv *sim.Running, exp *promexport.Exporter) *bench.Outcome {
 	t.Helper()
 	client, err := openai.New(openai.Config{URL: srv.URL + "/v1/completions", MaxConcurrency: 24, Timeout: 30 * time.Second})
 	if err != nil {
@@ -245,14 +245,10 @@ func benchmark(t *testing.T, srv *sim.Running, exp *promexport.Exporter) *runner
 		reqs[i] = backend.Request{Index: i, ID: fmt.Sprintf("it-%d", i), Model: "llmbench-sim",
 			Prompt: strings.Repeat("token ", words), PromptLen: words, MaxTokens: 8 + i%40, IgnoreEOS: true}
 	}
-	rc := &runner.Config{Backend: client, Requests: reqs, Schedule: plan.Offsets, MaxConcurrency: 24,
-		OnDone: exp.OnDone(promexport.PhaseMain)}
+	p := &bench.Plan{Backend: client, Requests: reqs, Schedule: plan.Offsets, Load: bench.Load{MaxConcurrency: 24}}
 	exp.SetTargetRate(promexport.PhaseMain, 100)
 	exp.SetConcurrency(promexport.PhaseMain, 24)
-	if err := runner.Prepare(t.Context(), rc); err != nil {
-		t.Fatal(err)
-	}
-	res, err := runner.Run(t.Context(), rc)
+	res, err := bench.Execute(t.Context(), p, bench.Hooks{Sink: recordSink(exp.OnDone(promexport.PhaseMain))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 // context.AfterFunc per context (a run's requests share one) the
 // exchanges of a cancelled one; either sets a past deadline on the
 // connection, as the cancellation hook of an exchange through net/http's
-// types does. A context and a timer per request — the runner's timeout
+// types does. A context and a timer per request — the step's timeout
 // and the exchange's hook — were up to 3.7 % of the client's CPU at 1,000
 // streams (a pending runtime timer also makes every scheduling round read
 // the clock); the watch took 1.4 % off at 100 tokens a stream and 6 % at

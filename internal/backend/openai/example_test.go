@@ -14,10 +14,10 @@ import (
 	"github.com/llmbench/llmbench/internal/load"
 )
 
-// Example wires a schedule, the dispatcher and the client the way a runner
-// does: 8 requests at 1000 requests/s (all arrive within 8 ms) with at most
-// 2 in flight, against a loopback server that streams three chunks per
-// request (15 ms each), so some requests must queue.
+// Example wires a schedule, the dispatcher and the client the way a step
+// (internal/bench) does: 8 requests at 1000 requests/s (all arrive within
+// 8 ms) with at most 2 in flight, against a loopback server that streams
+// three chunks per request (15 ms each), so some requests must queue.
 func Example() {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)

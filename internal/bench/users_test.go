@@ -1,4 +1,4 @@
-package runner
+package bench
 
 import (
 	"context"
@@ -22,16 +22,16 @@ func (b *refusedBackend) Send(_ context.Context, _ *backend.Request, resp *backe
 	resp.Err, resp.ErrClass = errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), record.ErrConnection
 }
 
-// TestRunUsersBackOffOnDeadPort: closed-loop users of a dead port wait
+// TestUsersBackOffOnDeadPort: closed-loop users of a dead port wait
 // after consecutive connection failures instead of re-sending at the
 // speed of a refused connect (issue 29: 60,339 requests in ~2 s). Four
 // users over 1 s send 2 at once each, then wait 50, 100, 200, 400 ms:
 // about 6 each; without the back-off, thousands.
-func TestRunUsersBackOffOnDeadPort(t *testing.T) {
+func TestUsersBackOffOnDeadPort(t *testing.T) {
 	t.Parallel()
 	be := &refusedBackend{}
-	cfg := &Config{Backend: be, Requests: requests(4)}
-	res, err := RunUsers(t.Context(), cfg, load.Users{Users: 4, Duration: time.Second}, 0)
+	e := &execution{p: &Plan{Backend: be, Requests: requests(4), Load: Load{Users: &load.Users{Users: 4}, Duration: time.Second}}}
+	res, err := e.users(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,23 +62,24 @@ func (stallBackend) Send(ctx context.Context, _ *backend.Request, resp *backend.
 // class canceled, open loop and closed loop alike.
 func TestDurationEndsStalledRequests(t *testing.T) {
 	t.Parallel()
-	run := map[string]func(cfg *Config) (*Result, error){
-		"open loop": func(cfg *Config) (*Result, error) {
-			cfg.Duration = 200 * time.Millisecond
-			return Run(t.Context(), cfg)
+	run := map[string]func(e *execution) (*Outcome, error){
+		"open loop": func(e *execution) (*Outcome, error) {
+			e.p.Load.Duration = 200 * time.Millisecond
+			return e.openLoop(t.Context())
 		},
-		"users": func(cfg *Config) (*Result, error) {
-			return RunUsers(t.Context(), cfg, load.Users{Users: 3, Duration: 200 * time.Millisecond}, 0)
+		"users": func(e *execution) (*Outcome, error) {
+			e.p.Load = Load{Users: &load.Users{Users: 3}, Duration: 200 * time.Millisecond}
+			return e.users(t.Context())
 		},
 	}
 	for name, f := range run {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cfg := &Config{Backend: stallBackend{}, Requests: requests(3), Grace: 100 * time.Millisecond}
+			e := &execution{p: &Plan{Backend: stallBackend{}, Requests: requests(3)}, grace: 100 * time.Millisecond}
 			done := make(chan struct{})
-			var res *Result
+			var res *Outcome
 			var err error
-			go func() { res, err = f(cfg); close(done) }()
+			go func() { res, err = f(e); close(done) }()
 			select {
 			case <-done:
 			case <-time.After(30 * time.Second): // "does not hang" only

@@ -1,4 +1,4 @@
-package runner
+package bench
 
 import (
 	"context"
@@ -64,9 +64,9 @@ func requests(n int) []backend.Request {
 func TestPrepareReadyCheckRetriesThenRuns(t *testing.T) {
 	be := &fakeBackend{chunks: 2, gap: 5 * time.Millisecond, failFirst: 2}
 	var events []string
-	cfg := &Config{Backend: be, Requests: requests(2), ReadyCheck: 5 * time.Second, ReadyInterval: 10 * time.Millisecond,
-		NumWarmups: 5, MaxConcurrency: 2, OnEvent: func(m string) { events = append(events, m) }}
-	if err := Prepare(t.Context(), cfg); err != nil {
+	e := &execution{p: &Plan{Backend: be, Requests: requests(2), ReadyCheck: 5 * time.Second, NumWarmups: 5, Load: Load{MaxConcurrency: 2}},
+		readyInterval: 10 * time.Millisecond, onEvent: func(m string) { events = append(events, m) }}
+	if err := e.prepare(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if got := be.calls.Load(); got != 3+5 {
@@ -82,20 +82,20 @@ func TestPrepareReadyCheckRetriesThenRuns(t *testing.T) {
 
 func TestPrepareReadyCheckGivesUp(t *testing.T) {
 	be := &fakeBackend{chunks: 1, failFirst: 1 << 40}
-	cfg := &Config{Backend: be, Requests: requests(1), ReadyCheck: 300 * time.Millisecond, ReadyInterval: 20 * time.Millisecond}
-	err := Prepare(t.Context(), cfg)
+	e := &execution{p: &Plan{Backend: be, Requests: requests(1), ReadyCheck: 300 * time.Millisecond}, readyInterval: 20 * time.Millisecond}
+	err := e.prepare(t.Context())
 	if !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "HTTP 503") || !strings.Contains(err.Error(), "not ready after 300ms") {
 		t.Fatalf("got %v", err)
 	}
 }
 
-func TestRunRecordsEveryRequestInOrder(t *testing.T) {
+func TestOpenLoopRecordsEveryRequestInOrder(t *testing.T) {
 	be := &fakeBackend{chunks: 4, gap: 2 * time.Millisecond}
 	var mu sync.Mutex
 	seen := 0
-	cfg := &Config{Backend: be, Requests: requests(20), MaxConcurrency: 3,
-		OnDone: func(*record.Record) { mu.Lock(); seen++; mu.Unlock() }}
-	res, err := Run(t.Context(), cfg)
+	e := &execution{p: &Plan{Backend: be, Requests: requests(20), Load: Load{MaxConcurrency: 3}},
+		sink: recordFunc(func(*record.Record) { mu.Lock(); seen++; mu.Unlock() })}
+	res, err := e.openLoop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,12 +128,12 @@ func TestRunRecordsEveryRequestInOrder(t *testing.T) {
 	}
 }
 
-func TestRunRequestTimeout(t *testing.T) {
+func TestOpenLoopRequestTimeout(t *testing.T) {
 	be := &fakeBackend{chunks: 50, gap: 20 * time.Millisecond}
 	// 1 s of chunks cut at 400 ms: the first chunk (20 ms) comes well
 	// before the deadline even when timers run late on a loaded machine.
-	cfg := &Config{Backend: be, Requests: requests(2), RequestTimeout: 400 * time.Millisecond}
-	res, err := Run(t.Context(), cfg)
+	e := &execution{p: &Plan{Backend: be, Requests: requests(2), RequestTimeout: 400 * time.Millisecond}}
+	res, err := e.openLoop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,9 +144,9 @@ func TestRunRequestTimeout(t *testing.T) {
 	}
 }
 
-// TestRunInterruptGrace: after cancellation nothing more is sent, and
+// TestOpenLoopInterruptGrace: after cancellation nothing more is sent, and
 // requests in flight get the grace period to finish.
-func TestRunInterruptGrace(t *testing.T) {
+func TestOpenLoopInterruptGrace(t *testing.T) {
 	be := &fakeBackend{chunks: 5, gap: 20 * time.Millisecond} // 100 ms per request
 	sched := make([]time.Duration, 10)
 	for i := range sched {
@@ -154,8 +154,8 @@ func TestRunInterruptGrace(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(250*time.Millisecond, cancel) // during request 1
-	cfg := &Config{Backend: be, Requests: requests(10), Schedule: sched, Grace: 2 * time.Second}
-	res, err := Run(ctx, cfg)
+	e := &execution{p: &Plan{Backend: be, Requests: requests(10)}, offsets: sched, grace: 2 * time.Second}
+	res, err := e.openLoop(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +171,8 @@ func TestRunInterruptGrace(t *testing.T) {
 	// With no grace left, the request in flight is cancelled but recorded.
 	ctx, cancel = context.WithCancel(t.Context())
 	time.AfterFunc(250*time.Millisecond, cancel)
-	cfg.Grace = time.Millisecond
-	res, err = Run(ctx, cfg)
+	e = &execution{p: e.p, offsets: sched, grace: time.Millisecond}
+	res, err = e.openLoop(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,16 +188,16 @@ func abs(x float64) float64 {
 	return x
 }
 
-// TestRunSlowOnDoneDoesNotHoldSlots: a progress callback that stalls must
-// not keep finished requests in their concurrency slots (the next requests
+// TestOpenLoopSlowSinkDoesNotHoldSlots: a sink (a progress line) that
+// stalls must not keep finished requests in their concurrency slots (the next requests
 // would queue behind it and the stall would show up as queue time).
-func TestRunSlowOnDoneDoesNotHoldSlots(t *testing.T) {
-	const n = 5000       // more than any fixed buffer between requests and OnDone
+func TestOpenLoopSlowSinkDoesNotHoldSlots(t *testing.T) {
+	const n = 5000       // more than any fixed buffer between requests and the sink
 	be := &fakeBackend{} // no chunks: as cheap a request as can be
 	var once sync.Once
 	sentDuringStall := int64(0)
-	cfg := &Config{Backend: be, Requests: requests(n), MaxConcurrency: 2,
-		OnDone: func(*record.Record) {
+	e := &execution{p: &Plan{Backend: be, Requests: requests(n), Load: Load{MaxConcurrency: 2}},
+		sink: recordFunc(func(*record.Record) {
 			once.Do(func() {
 				// Stall until every request has been sent, or give up.
 				deadline := time.Now().Add(20 * time.Second)
@@ -206,13 +206,13 @@ func TestRunSlowOnDoneDoesNotHoldSlots(t *testing.T) {
 				}
 				sentDuringStall = be.calls.Load()
 			})
-		}}
-	res, err := Run(t.Context(), cfg)
+		})}
+	res, err := e.openLoop(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sentDuringStall != n {
-		t.Errorf("only %d of %d requests were sent while the first OnDone stalled", sentDuringStall, n)
+		t.Errorf("only %d of %d requests were sent while the first record's sink stalled", sentDuringStall, n)
 	}
 	if len(res.Records) != n {
 		t.Fatalf("%d records, want %d", len(res.Records), n)
@@ -223,16 +223,16 @@ func TestRunSlowOnDoneDoesNotHoldSlots(t *testing.T) {
 // check attempts too, not only the timed requests.
 func TestPrepareRequestTimeout(t *testing.T) {
 	be := &fakeBackend{chunks: 100, gap: 50 * time.Millisecond} // 5 s per request
-	cfg := &Config{Backend: be, Requests: requests(1), NumWarmups: 2, RequestTimeout: 50 * time.Millisecond}
+	p := &Plan{Backend: be, Requests: requests(1), NumWarmups: 2, RequestTimeout: 50 * time.Millisecond}
 	began := time.Now()
-	if err := Prepare(t.Context(), cfg); err != nil {
+	if err := (&execution{p: p}).prepare(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if d := time.Since(began); d > 4*time.Second { // uncut, the warm-ups take 5 s
 		t.Errorf("warm-ups took %v; each should have been cut at 50ms", d)
 	}
-	cfg.NumWarmups, cfg.ReadyCheck, cfg.ReadyInterval = 0, time.Second, 10*time.Millisecond
-	err := Prepare(t.Context(), cfg)
+	p.NumWarmups, p.ReadyCheck = 0, time.Second
+	err := (&execution{p: p, readyInterval: 10 * time.Millisecond}).prepare(t.Context())
 	if !errors.Is(err, ErrNotReady) {
 		t.Fatalf("got %v, want the ready check to fail", err)
 	}
@@ -263,7 +263,7 @@ type boundingBackend struct{ *deadlineBackend }
 func (b boundingBackend) Bounds(t time.Duration) bool { return b.bound <= t }
 
 // TestSendLeavesTimeoutToBounder: a backend that bounds its requests as
-// tightly as RequestTimeout gets no deadline from the runner (it keeps
+// tightly as RequestTimeout gets no deadline from bench (it keeps
 // its own); one that does not, or bounds them more loosely, does.
 func TestSendLeavesTimeoutToBounder(t *testing.T) {
 	t.Parallel()
@@ -276,8 +276,8 @@ func TestSendLeavesTimeoutToBounder(t *testing.T) {
 		{"bounder within the timeout", boundingBackend{&deadlineBackend{bound: time.Minute}}, 0},
 		{"bounder beyond the timeout", boundingBackend{&deadlineBackend{bound: time.Hour}}, 3},
 	} {
-		cfg := &Config{Backend: tc.be, Requests: requests(3), RequestTimeout: time.Minute}
-		if _, err := Run(t.Context(), cfg); err != nil {
+		e := &execution{p: &Plan{Backend: tc.be, Requests: requests(3), RequestTimeout: time.Minute}}
+		if _, err := e.openLoop(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		d := tc.be.(interface{ counts() (int64, int64) })
@@ -288,3 +288,10 @@ func TestSendLeavesTimeoutToBounder(t *testing.T) {
 }
 
 func (d *deadlineBackend) counts() (int64, int64) { return d.calls.Load(), d.withDeadline.Load() }
+
+// recordFunc is a Sink that only sees records.
+type recordFunc func(r *record.Record)
+
+func (f recordFunc) Begin(time.Time, record.Header) error { return nil }
+func (f recordFunc) Record(r *record.Record)              { f(r) }
+func (f recordFunc) End(*Outcome)                         {}

@@ -1,4 +1,4 @@
-package runner
+package bench
 
 import (
 	"context"
@@ -22,38 +22,28 @@ type Conversation struct {
 	Turns []backend.Request
 }
 
-// Conversations configures RunConversations.
-type Conversations struct {
-	// Active is how many conversations run at once (vLLM's
-	// max-active-conversations); 0 = all.
-	Active int
-	// Think is the pause between an answer and the next turn.
-	Think load.Think
-	// Seed seeds the think-time draws.
-	Seed uint64
-}
-
-// RunConversations replays convs: Active users each take the next
-// conversation and send its turns in order, each with the whole history
-// — earlier user messages and the answers the server actually streamed —
-// thinking between turns. A failed turn ends its conversation (the rest
-// could not be sent honestly). Records carry the conversation and turn
-// (1-based) and a global dispatch index. Interrupts behave as in Run.
-func RunConversations(ctx context.Context, cfg *Config, convs []Conversation, opt Conversations) (*Result, error) {
+// conversations is the multi-turn executor: it replays
+// Plan.Conversations with Load.MaxConcurrency users (vLLM's
+// max-active-conversations; 0 = all), each taking the next conversation
+// and sending its turns in order, each with the whole history — earlier
+// user messages and the answers the server actually streamed — thinking
+// TurnThink between turns (draws seeded by Load.Arrivals.Seed). A failed
+// turn ends its conversation (the rest could not be sent honestly).
+// Records carry the conversation and turn (1-based) and a global dispatch
+// index. Interrupts behave as in openLoop.
+func (e *execution) conversations(ctx context.Context) (*Outcome, error) {
+	convs := e.p.Conversations
 	if len(convs) == 0 {
-		return nil, errors.New("runner: no conversations")
+		return nil, errors.New("bench: no conversations")
 	}
-	reqCtx, stop := cfg.graceContext(ctx)
+	reqCtx, stop := e.graceContext(ctx)
 	defer stop()
-	origin := cfg.Origin
-	if origin.IsZero() {
-		origin = time.Now()
-	}
-	active := opt.Active
+	origin := e.start()
+	active := e.p.Load.MaxConcurrency
 	if active <= 0 || active > len(convs) {
 		active = len(convs)
 	}
-	c := &convRun{cfg: cfg, convs: convs, opt: opt, origin: origin, reqCtx: reqCtx, doneCh: make(chan record.Record, 1024)}
+	c := &convRun{e: e, origin: origin, reqCtx: reqCtx, doneCh: make(chan record.Record, 1024)}
 	collected := make(chan struct{})
 	go c.collect(collected)
 	var wg sync.WaitGroup
@@ -65,14 +55,12 @@ func RunConversations(ctx context.Context, cfg *Config, convs []Conversation, op
 	<-collected
 	end := time.Now()
 	slices.SortFunc(c.recs, func(a, b record.Record) int { return a.Index - b.Index })
-	return &Result{Records: c.recs, Start: origin, End: end, Duration: end.Sub(origin), Interrupted: ctx.Err() != nil}, nil
+	return &Outcome{Records: c.recs, Start: origin, Duration: end.Sub(origin), Interrupted: ctx.Err() != nil}, nil
 }
 
-// convRun is the state of one RunConversations call.
+// convRun is the state of one conversations call.
 type convRun struct {
-	cfg    *Config
-	convs  []Conversation
-	opt    Conversations
+	e      *execution
 	origin time.Time
 	reqCtx context.Context
 	next   atomic.Int64 // next conversation to start
@@ -83,10 +71,10 @@ type convRun struct {
 
 // user takes conversations until none is left or ctx is done.
 func (c *convRun) user(ctx context.Context, u int) {
-	rng := rand.New(rand.NewPCG(c.opt.Seed, uint64(u)))
+	rng := rand.New(rand.NewPCG(uint64(c.e.p.Load.Arrivals.Seed), uint64(u)))
 	for ctx.Err() == nil {
 		i := int(c.next.Add(1)) - 1
-		if i >= len(c.convs) {
+		if i >= len(c.e.p.Conversations) {
 			return
 		}
 		c.converse(ctx, i, rng)
@@ -96,8 +84,8 @@ func (c *convRun) user(ctx context.Context, u int) {
 // converse sends conversation i's turns in order.
 func (c *convRun) converse(ctx context.Context, i int, rng *rand.Rand) {
 	var history []map[string]any
-	for k, turn := range c.convs[i].Turns {
-		if k > 0 && !sleep(ctx, c.opt.Think.Draw(rng)) {
+	for k, turn := range c.e.p.Conversations[i].Turns {
+		if k > 0 && !sleep(ctx, c.e.p.TurnThink.Draw(rng)) {
 			return
 		}
 		if ctx.Err() != nil {
@@ -109,7 +97,7 @@ func (c *convRun) converse(ctx context.Context, i int, rng *rand.Rand) {
 		req.Index = int(c.index.Add(1)) - 1
 		now := time.Now()
 		var resp backend.Response
-		c.cfg.send(c.reqCtx, &req, &resp)
+		c.e.send(c.reqCtx, &req, &resp)
 		r := toRecord(&req, &resp, c.origin, load.Item{Index: req.Index, Intended: now, Arrived: now, Acquired: now})
 		r.Conversation, r.Turn = i+1, k+1
 		c.doneCh <- r
@@ -120,29 +108,12 @@ func (c *convRun) converse(ctx context.Context, i int, rng *rand.Rand) {
 	}
 }
 
-// collect hands each record to OnDone and keeps it, on one goroutine off
-// every request's path (as Run does).
+// collect hands each record to the execution's collect and keeps it, on
+// one goroutine off every request's path (as openLoop does).
 func (c *convRun) collect(done chan<- struct{}) {
 	defer close(done)
 	for r := range c.doneCh {
-		if c.cfg.OnDone != nil {
-			c.cfg.OnDone(&r)
-		}
+		c.e.collect(&r)
 		c.recs = append(c.recs, r)
-	}
-}
-
-// sleep waits d or until ctx is done; false when ctx ended it.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

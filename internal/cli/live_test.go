@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/promexport"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// stepBackend answers at once with two chunks, or fails every request as
+// a refused connection.
+type stepBackend struct{ refuse bool }
+
+func (b stepBackend) Send(_ context.Context, _ *backend.Request, resp *backend.Response) {
+	resp.Start = time.Now()
+	if b.refuse {
+		resp.Err, resp.ErrClass = errors.New("connect: connection refused"), record.ErrConnection
+		return
+	}
+	resp.Chunks = backend.StampsOf(resp.Start, resp.Start.Add(time.Millisecond))
+	resp.Text, resp.FinishReason = "a b", "length"
+}
+
+// TestStepSinksAllSeeTheEnd: the sinks a run gives its step — the
+// records file, live metrics and the progress line, as execute wires them
+// — each see the step's end, whether it ends with an outcome or stops
+// early. The live exporter used to wrap the hooks and replace the one
+// end-of-step callback: a second observer of the end was silently lost.
+//
+//   - records: with an outcome its count of requests never sent reaches
+//     the closing line (only End knows it); stopped early, the file is
+//     closed at once without a closing line, its records kept;
+//   - live: the self-check gauges are set from the outcome (none when
+//     stopped early);
+//   - progress: its line is cleared and its ticker stopped.
+func TestStepSinksAllSeeTheEnd(t *testing.T) {
+	t.Parallel()
+	reqs := make([]backend.Request, 8)
+	for i := range reqs {
+		reqs[i] = backend.Request{Index: i, MaxTokens: 2}
+	}
+	sched := make([]time.Duration, len(reqs))
+	for i := 4; i < len(sched); i++ {
+		sched[i] = time.Hour // past the step's duration: never sent
+	}
+	for _, tt := range []struct {
+		name    string
+		plan    bench.Plan
+		outcome bool
+	}{
+		{"a step that ends", bench.Plan{Backend: stepBackend{}, Requests: reqs, Schedule: sched,
+			Load: bench.Load{Duration: 300 * time.Millisecond}}, true},
+		{"a step stopped early", bench.Plan{Backend: stepBackend{refuse: true}, Requests: reqs, AbortAfter: 3,
+			Load: bench.Load{Arrivals: load.Arrivals{Rate: math.Inf(1), Burstiness: 1}, MaxConcurrency: 1}}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "r.records.jsonl")
+			rec := &recordsOut{path: path}
+			live := &liveMetrics{exp: promexport.New(promexport.Config{}), done: make(chan struct{})}
+			live.phase.Store(promexport.PhaseMain)
+			var bar syncBuf
+			p := &progress{w: &bar, total: len(reqs), now: time.Now}
+			var errw strings.Builder
+			out, err := bench.Execute(t.Context(), &tt.plan, bench.Hooks{
+				Sink: bench.Sinks{rec.sink(&errw), live.sink(), p}, InFlight: live.counter()})
+			if (err == nil) != tt.outcome {
+				t.Fatalf("Execute: %v", err)
+			}
+			// The progress line: cleared last, its ticker gone.
+			if s := bar.String(); !strings.HasSuffix(s, "\r\033[K") {
+				t.Errorf("progress line not cleared at the end: %q", s)
+			}
+			select {
+			case <-p.done:
+			default:
+				t.Error("the progress ticker still runs")
+			}
+			// Live metrics: the self-check's verdict, from the outcome only.
+			if got := hasSeries(t, live.exp, "llmbench_client_verdict"); got != tt.outcome {
+				t.Errorf("live metrics: self-check verdict published %v, want %v", got, tt.outcome)
+			}
+			// The records file.
+			if tt.outcome {
+				rec.close(&record.Params{DurationS: 1})
+				if n := closingNotSent(t, path); n != out.NotSent || n != 4 {
+					t.Errorf("closing line: not_sent %d, outcome %d; want 4", n, out.NotSent)
+				}
+			} else if rec.s != nil {
+				t.Error("the records file of a step stopped early is still open")
+			}
+			params, recs, _, err := record.ReadFile(path)
+			if err != nil || len(recs) < 3 || params.Unfinished == tt.outcome {
+				t.Errorf("records file: %d records, unfinished %v, %v", len(recs), params.Unfinished, err)
+			}
+			if errw.Len() > 0 {
+				t.Errorf("records file errors: %s", errw.String())
+			}
+		})
+	}
+}
+
+// hasSeries reports whether exp exports a series of the metric name.
+func hasSeries(t *testing.T, exp *promexport.Exporter, name string) bool {
+	t.Helper()
+	mfs, err := exp.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.GetMetric()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// closingNotSent is the not_sent count of a records file's closing line.
+func closingNotSent(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var end record.End
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &end); err != nil || end.Version != 1 {
+		t.Fatalf("last line %q is not a closing line (%v)", lines[len(lines)-1], err)
+	}
+	return end.NotSent
+}
