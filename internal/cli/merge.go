@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
 // newMergeCmd builds "llmbench merge".
@@ -195,11 +194,11 @@ func mergeFiles(args []string) ([]string, error) {
 // JSON (NAME.json -> NAME.records.jsonl). A result without one is a
 // summary that cannot be merged.
 func mergeRecordsPath(path string) (string, error) {
-	first, err := firstLine(path)
+	k, err := savedfile.Sniff(path)
 	if err != nil {
 		return "", err
 	}
-	if bytes.Contains(first, []byte(`"llmbench_records"`)) {
+	if k == savedfile.Records {
 		return path, nil
 	}
 	recPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
@@ -248,20 +247,6 @@ func readMergeInput(recPath string) (*merge.Input, error) {
 		return nil, fmt.Errorf("%s: %w", recPath, err)
 	}
 	return &merge.Input{Name: recPath, Header: h, Params: p, Records: recs}, nil
-}
-
-// firstLine is the first line of a file (at most 1 MiB of it).
-func firstLine(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadSlice('\n')
-	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return line, nil
 }
 
 // writeMergedRecords writes the merged records as one streamed records

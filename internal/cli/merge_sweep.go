@@ -13,6 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/merge"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
 // sweepWorkerGlob matches the sweep files workers save
@@ -29,12 +30,23 @@ func sweepFiles(args []string) ([]string, error) {
 		if err != nil {
 			return nil, &UsageError{Err: err}
 		}
-		switch found, _ := filepath.Glob(filepath.Join(a, sweepWorkerGlob)); {
-		case st.IsDir() && len(found) > 0:
-			sweeps = append(sweeps, found...)
-		case !st.IsDir() && strings.HasPrefix(filepath.Base(a), "sweep-") && filepath.Ext(a) == ".json":
+		if st.IsDir() {
+			found, _ := filepath.Glob(filepath.Join(a, sweepWorkerGlob))
+			if len(found) > 0 {
+				sweeps = append(sweeps, found...)
+			} else {
+				runs++
+			}
+			continue
+		}
+		// By content, as every command tells saved files apart.
+		k, err := savedfile.Sniff(a)
+		if err != nil {
+			return nil, &UsageError{Err: err}
+		}
+		if k == savedfile.Sweep {
 			sweeps = append(sweeps, a)
-		default:
+		} else {
 			runs++
 		}
 	}
@@ -58,23 +70,23 @@ func readSweepWorkers(files []string) ([]sweepWorker, error) {
 	ws := make([]sweepWorker, len(files))
 	members := make([]merge.Member, len(files))
 	for i, f := range files {
-		sf, err := report.ReadSweepFile(f)
+		sw, err := savedfile.ReadSweep(f)
 		if err != nil {
 			return nil, err
 		}
-		switch w := sf.Sweep.Worker; {
+		switch w := sw.Worker; {
 		case w == nil:
 			return nil, fmt.Errorf("%s is not a worker's sweep (it has no run id): run each worker's sweep with --worker-count N", f)
 		case w.Merged:
 			return nil, fmt.Errorf("%s is already a merged sweep: merge the workers' own sweep files", f)
 		}
-		ws[i] = sweepWorker{path: f, sweep: sf.Sweep}
+		ws[i] = sweepWorker{path: f, sweep: sw}
 		found, _ := filepath.Glob(filepath.Join(stepDir(f), "*.records.jsonl"))
 		for _, p := range found {
 			ws[i].steps = append(ws[i].steps, filepath.Base(p))
 		}
 		slices.Sort(ws[i].steps)
-		members[i] = merge.Member{Name: f, Worker: sf.Sweep.Worker}
+		members[i] = merge.Member{Name: f, Worker: sw.Worker}
 	}
 	first, err := merge.Check(members)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/plan"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
 // planOptions are plan's flags.
@@ -122,13 +123,14 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 	}
 	files := make([]*report.SweepFile, len(args))
 	for i, p := range args {
-		f, err := report.ReadSweepFile(p)
+		sw, err := savedfile.ReadSweep(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageErrorf("sweep file %s does not exist", p)
 		}
 		if err != nil {
 			return &UsageError{Err: err}
 		}
+		f := &report.SweepFile{Path: p, Sweep: sw}
 		if price, ok := priceFor(prices, i); ok {
 			count := 1
 			if f.Sweep.Pricing != nil {
