@@ -1,14 +1,8 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,7 +11,6 @@ import (
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
-	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
 // newMergeCmd builds "llmbench merge".
@@ -63,9 +56,11 @@ See docs/distributed.md.`,
 
 // runMerge reads, merges, prints the table and writes the outputs.
 func runMerge(env *Env, args []string, output, saveRecords string) error {
-	sweeps, err := sweepFiles(args)
-	if err == nil {
-		sweeps, err = uniqueFiles(sweeps)
+	sweeps, err := merge.SweepFiles(args)
+	if err != nil {
+		err = &UsageError{Err: err}
+	} else {
+		sweeps, err = merge.Unique(sweeps)
 	}
 	if err != nil || len(sweeps) > 0 {
 		if err == nil && saveRecords != "" {
@@ -76,21 +71,21 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 		}
 		return mergeSweeps(env, sweeps, output)
 	}
-	files, err := mergeFiles(args)
+	files, err := merge.ExpandFolders(args)
 	if err != nil {
-		return err
+		return &UsageError{Err: err}
 	}
 	for i, a := range files {
-		if files[i], err = mergeRecordsPath(a); err != nil {
+		if files[i], err = merge.RecordsPath(a); err != nil {
 			return &UsageError{Err: err}
 		}
 	}
-	if files, err = uniqueFiles(files); err != nil {
+	if files, err = merge.Unique(files); err != nil {
 		return &UsageError{Err: err}
 	}
 	inputs := make([]merge.Input, 0, len(files))
 	for _, a := range files {
-		in, err := readMergeInput(a)
+		in, err := merge.ReadInput(a)
 		if err != nil {
 			return &UsageError{Err: err}
 		}
@@ -160,93 +155,6 @@ func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, error) {
 		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
 	})
 	return obj, nil
-}
-
-// workerRecordsGlob matches the records files workers save under their
-// default result names (RUNID-worker-I.json, with --save-detailed).
-const workerRecordsGlob = "*-worker-*.records.jsonl"
-
-// mergeFiles expands folder arguments into the worker records files they
-// hold, so that a shell-less container (Kubernetes, docs/distributed.md)
-// can merge a folder without a glob.
-func mergeFiles(args []string) ([]string, error) {
-	var files []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, &UsageError{Err: err}
-		}
-		if !st.IsDir() {
-			files = append(files, a)
-			continue
-		}
-		found, err := filepath.Glob(filepath.Join(a, workerRecordsGlob))
-		if err != nil || len(found) == 0 {
-			return nil, usageErrorf("%s holds no worker records (%s): run the workers with --save-detailed and their default result names", a, workerRecordsGlob)
-		}
-		files = append(files, found...)
-	}
-	return files, nil
-}
-
-// mergeRecordsPath is where one worker's records are: the file itself
-// when it is a records file, else the records file saved beside a result
-// JSON (NAME.json -> NAME.records.jsonl). A result without one is a
-// summary that cannot be merged.
-func mergeRecordsPath(path string) (string, error) {
-	k, err := savedfile.Sniff(path)
-	if err != nil {
-		return "", err
-	}
-	if k == savedfile.Records {
-		return path, nil
-	}
-	recPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
-	if _, err := os.Stat(recPath); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s is a summary without per-request records (no %s): run the workers with --save-detailed or --save-records and merge those", path, filepath.Base(recPath))
-	}
-	return recPath, nil
-}
-
-// uniqueFiles drops the paths that name a file listed before them (the
-// same path again, a link to it): one file is one worker's share, and
-// "llmbench merge w*/*" lists a result JSON beside its own records file.
-func uniqueFiles(paths []string) ([]string, error) {
-	out := paths[:0:0]
-	var seen []os.FileInfo
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, st) }) {
-			continue
-		}
-		seen = append(seen, st)
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// readMergeInput reads one worker's records file.
-func readMergeInput(recPath string) (*merge.Input, error) {
-	f, err := os.Open(recPath)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	h, err := record.ReadHeader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	p, recs, _, err := record.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	return &merge.Input{Name: recPath, Header: h, Params: p, Records: recs}, nil
 }
 
 // writeMergedRecords writes the merged records as one streamed records
