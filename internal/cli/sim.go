@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -219,46 +217,22 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.exitAfter)
 		defer cancel()
 	}
-	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
-	ln, err := net.Listen("tcp", f.listen)
+	d, err := sim.StartDaemon(ctx, cfg, sim.Addrs{Listen: f.listen, Metrics: f.metricsAddr, DCGM: f.dcgmAddr})
 	if err != nil {
 		return fmt.Errorf("sim: %v", err)
-	}
-	run, err := sim.StartListener(runCtx, cfg, ln)
-	if err != nil {
-		return fmt.Errorf("sim: %v", err)
-	}
-	model := cfg.Mode
-	if cfg.Mode == sim.ModeBatching {
-		model += ", preset " + f.preset
-	} else {
-		model += fmt.Sprintf(", ttft %v, itl %v", cfg.TTFT, cfg.ITL)
 	}
 	metricsNote := ""
-	if f.metricsAddr != "" {
-		addr, stopMetrics, err := serveSimMetrics(run.Server.MetricsHandler(), f.metricsAddr)
-		if err != nil {
-			_ = run.Stop(context.Background())
-			return fmt.Errorf("sim: --metrics-addr: %v", err)
-		}
-		defer stopMetrics()
-		metricsNote = fmt.Sprintf(", metrics on http://%s/metrics", addr)
+	if d.MetricsAddr != "" {
+		metricsNote = fmt.Sprintf(", metrics on http://%s/metrics", d.MetricsAddr)
 	}
-	if f.dcgmAddr != "" {
-		addr, stopDCGM, err := serveSimMetrics(run.Server.DCGMHandler(sim.DefaultDCGM), f.dcgmAddr)
-		if err != nil {
-			_ = run.Stop(context.Background())
-			return fmt.Errorf("sim: --dcgm-addr: %v", err)
-		}
-		defer stopDCGM()
-		metricsNote += fmt.Sprintf(", DCGM metrics on http://%s/metrics", addr)
+	if d.DCGMAddr != "" {
+		metricsNote += fmt.Sprintf(", DCGM metrics on http://%s/metrics", d.DCGMAddr)
 	}
-	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s%s\n", cfg.Model, model, run.URL, metricsNote)
+	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s%s\n", cfg.Model, sim.Describe(&cfg, f.preset), d.URL, metricsNote)
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := run.Stop(sctx); err != nil {
+	if err := d.Stop(sctx); err != nil {
 		return fmt.Errorf("sim: shutdown: %v", err)
 	}
 	if logFile != nil {
@@ -266,22 +240,8 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 			return fmt.Errorf("truth log: %v", err)
 		}
 	}
-	st := run.Server.Stats()
+	st := d.Server.Stats()
 	fmt.Fprintf(env.Stdout, "llmbench sim: stopped after %d requests (%d errors, %d injected faults, %d tokens)\n",
 		st.Requests, st.Errors, st.Faults, st.Tokens)
 	return nil
-}
-
-// serveSimMetrics serves h as /metrics on its own listener at addr and
-// returns the bound address and a function that closes it.
-func serveSimMetrics(h http.Handler, addr string) (string, func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }
