@@ -3,13 +3,10 @@ package cli
 import (
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/merge"
-	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -71,25 +68,9 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 		}
 		return mergeSweeps(env, sweeps, output)
 	}
-	files, err := merge.ExpandFolders(args)
+	inputs, err := merge.ReadWorkers(args)
 	if err != nil {
 		return &UsageError{Err: err}
-	}
-	for i, a := range files {
-		if files[i], err = merge.RecordsPath(a); err != nil {
-			return &UsageError{Err: err}
-		}
-	}
-	if files, err = merge.Unique(files); err != nil {
-		return &UsageError{Err: err}
-	}
-	inputs := make([]merge.Input, 0, len(files))
-	for _, a := range files {
-		in, err := merge.ReadInput(a)
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		inputs = append(inputs, *in)
 	}
 	m, err := merge.Merge(inputs)
 	if err != nil {
@@ -99,17 +80,7 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "Merged run %s: %d workers, %d requests; the workers began dispatch within %v of each other.\n",
-		m.Worker.RunID, m.Worker.Count, len(m.Records), m.StartSpread.Round(time.Microsecond))
-	if len(m.Unsynced) > 0 {
-		fmt.Fprintf(env.Stderr, "Note: worker(s) %v had a clock their kernel marks unsynchronised (no NTP/chrony): the common timeline assumes synchronised clocks (docs/distributed.md).\n", m.Unsynced)
-	}
-	if m.ClockBound > 0 {
-		fmt.Fprintf(env.Stderr, "The synchronised workers' clocks agreed within %v (the kernel's maximum-error estimates).\n", m.ClockBound)
-	}
-	if len(m.Unfinished) > 0 {
-		fmt.Fprintf(env.Stderr, "Note: worker(s) %v did not finish (no closing line in their records): their end is estimated from their records.\n", m.Unfinished)
-	}
+	merge.WriteNotes(env.Stderr, m)
 	if err := report.WriteWarnings(env.Stderr, s); err != nil {
 		return err
 	}
@@ -130,7 +101,7 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if output == "" {
 		return nil
 	}
-	obj, err := mergedObject(m, s)
+	obj, err := merge.Object(m, s)
 	if err != nil {
 		return err
 	}
@@ -142,39 +113,9 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	return nil
 }
 
-// mergedObject is the merged result JSON: vLLM's result with the
-// per-request arrays, the llmbench object and the llmbench_merge object.
-func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, error) {
-	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
-	if err != nil {
-		return nil, err
-	}
-	obj.Set("llmbench_merge", map[string]any{
-		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
-		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
-		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
-	})
-	return obj, nil
-}
-
-// writeMergedRecords writes the merged records as one streamed records
-// file: header with the merged worker block and the earliest anchor, the
-// records, the closing line with the merged params.
+// writeMergedRecords saves the merged records (merge.WriteRecords).
 func writeMergedRecords(path string, m *merge.Result) error {
-	anchor, worker := m.Anchor, m.Worker
-	err := writeUserFile(path, func(w io.Writer) error {
-		s, err := record.NewStream(w, record.Header{Params: m.Params, Start: &anchor, Worker: &worker})
-		if err != nil {
-			return err
-		}
-		for i := range m.Records {
-			if err := s.Add(&m.Records[i]); err != nil {
-				break // kept by the stream and returned by Close
-			}
-		}
-		return s.Close(&m.Params, 0)
-	})
-	if err != nil {
+	if err := writeUserFile(path, func(w io.Writer) error { return merge.WriteRecords(w, m) }); err != nil {
 		return fmt.Errorf("merged records: %w", err)
 	}
 	return nil

@@ -68,7 +68,7 @@ func mergeStep(errw io.Writer, ws []merge.SweepWorker, name, dir string) (capaci
 		step, m.Worker.Count, len(m.Records), m.StartSpread.Round(time.Microsecond))
 	st := merge.StepOf(ws, &m.Params)
 	if dir != "" {
-		obj, err := mergedObject(m, s)
+		obj, err := merge.Object(m, s)
 		if err != nil {
 			return capacity.Row{}, err
 		}

@@ -101,3 +101,30 @@ func ReadInput(recPath string) (*Input, error) {
 	}
 	return &Input{Name: recPath, Header: h, Params: p, Records: recs}, nil
 }
+
+// ReadWorkers reads the workers' records that args name: records files,
+// results with their records beside them, or folders of workers' records
+// files; a file named twice (or through a link) counts once.
+func ReadWorkers(args []string) ([]Input, error) {
+	files, err := ExpandFolders(args)
+	if err != nil {
+		return nil, err
+	}
+	for i, a := range files {
+		if files[i], err = RecordsPath(a); err != nil {
+			return nil, err
+		}
+	}
+	if files, err = Unique(files); err != nil {
+		return nil, err
+	}
+	inputs := make([]Input, 0, len(files))
+	for _, a := range files {
+		in, err := ReadInput(a)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, *in)
+	}
+	return inputs, nil
+}
