@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/eventstream"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/tokenizer"
@@ -133,67 +132,36 @@ func bindSimFaultFlags(fs *pflag.FlagSet, ft *sim.Faults) {
 	fs.Float64Var(&ft.ModelNotReadyRate, "fault-model-not-ready", 0, "SageMaker: rate of ModelNotReadyException (429) answers")
 }
 
-// simConfig resolves the flags into cfg.
-func simConfig(cmd *cobra.Command, cfg sim.Config, f *simFlags) (sim.Config, error) {
-	p, err := sim.LookupPreset(f.preset)
-	if err != nil {
-		return cfg, &UsageError{Err: err}
+// options are the flags as sim.Options; the batching figures only
+// when given.
+func (f *simFlags) options(cmd *cobra.Command) *sim.Options {
+	return &sim.Options{Preset: f.preset, PartSize: f.partSize, AllowRemote: f.allowRemote,
+		Addrs: sim.Addrs{Listen: f.listen, Metrics: f.metricsAddr, DCGM: f.dcgmAddr},
+		Overrides: sim.Overrides{
+			MaxNumSeqs:          given(cmd, "max-num-seqs", &f.maxNumSeqs),
+			MaxNumBatchedTokens: given(cmd, "max-num-batched-tokens", &f.maxBatched),
+			PrefillTokensPerSec: given(cmd, "prefill-rate", &f.prefillRate),
+			DecodeBase:          given(cmd, "decode-base", &f.decodeBase),
+			DecodePerSeq:        given(cmd, "decode-per-seq", &f.decodePerSeq),
+			DecodePerKVToken:    given(cmd, "decode-per-kv-token", &f.decodePerKV),
+			KVCacheTokens:       given(cmd, "kv-cache-tokens", &f.kvTokens),
+			MaxModelLen:         given(cmd, "max-model-len", &f.maxModelLen),
+		}}
+}
+
+// given is v when the flag name was given, else nil.
+func given[T any](cmd *cobra.Command, name string, v *T) *T {
+	if cmd.Flags().Changed(name) {
+		return v
 	}
-	cfg = cfg.WithPreset(p)
-	ch := cmd.Flags().Changed
-	b := &cfg.Batching
-	if ch("max-num-seqs") {
-		b.MaxNumSeqs = f.maxNumSeqs
-	}
-	if ch("max-num-batched-tokens") {
-		b.MaxNumBatchedTokens = f.maxBatched
-	}
-	if ch("prefill-rate") {
-		b.PrefillTokensPerSec = f.prefillRate
-	}
-	if ch("decode-base") {
-		b.DecodeBase = f.decodeBase
-	}
-	if ch("decode-per-seq") {
-		b.DecodePerSeq = f.decodePerSeq
-	}
-	if ch("decode-per-kv-token") {
-		b.DecodePerKVToken = f.decodePerKV
-	}
-	if ch("kv-cache-tokens") {
-		b.KVCacheTokens = f.kvTokens
-	}
-	if ch("max-model-len") {
-		cfg.MaxModelLen = f.maxModelLen
-	}
-	ps, err := eventstream.ParsePartSize(f.partSize)
-	if err != nil {
-		return cfg, &UsageError{Err: err}
-	}
-	cfg.PartSize = ps
-	if err := cfg.Validate(); err != nil {
-		return cfg, &UsageError{Err: err}
-	}
-	if err := sim.CheckListenAddr(f.listen, f.allowRemote); err != nil {
-		return cfg, &UsageError{Err: err}
-	}
-	if f.metricsAddr != "" {
-		if err := sim.CheckListenAddr(f.metricsAddr, f.allowRemote); err != nil {
-			return cfg, &UsageError{Err: fmt.Errorf("--metrics-addr: %v", err)}
-		}
-	}
-	if f.dcgmAddr != "" {
-		if err := sim.CheckListenAddr(f.dcgmAddr, f.allowRemote); err != nil {
-			return cfg, &UsageError{Err: fmt.Errorf("--dcgm-addr: %v", err)}
-		}
-	}
-	return cfg, nil
+	return nil
 }
 
 func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
-	cfg, err := simConfig(cmd, cfg, f)
+	o := f.options(cmd)
+	cfg, err := o.Resolve(cfg)
 	if err != nil {
-		return err
+		return &UsageError{Err: err}
 	}
 	if f.tokenizer != "" {
 		tok, err := tokenizer.Load(cmd.Context(), f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
@@ -217,7 +185,7 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.exitAfter)
 		defer cancel()
 	}
-	d, err := sim.StartDaemon(ctx, cfg, sim.Addrs{Listen: f.listen, Metrics: f.metricsAddr, DCGM: f.dcgmAddr})
+	d, err := sim.StartDaemon(ctx, cfg, o.Addrs)
 	if err != nil {
 		return fmt.Errorf("sim: %v", err)
 	}
