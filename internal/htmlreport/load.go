@@ -7,12 +7,12 @@
 // It reads llmbench result JSON (with or without --save-detailed), records
 // files (*.records.jsonl and conformance input), vLLM's own --save-result
 // files, sweep files and plan files, told apart by content
-// (savedfile.Sniff). It never computes
-// the reported metrics itself: headline figures come from the result
-// object (for a records file, from metrics.Summarize, as "llmbench
-// metrics" does). What it derives from per-request data — histograms,
-// CDFs, per-second buckets, per-user TPS — is chart data, built by pure
-// functions (see chartdata.go) that the tests check instead of pixels.
+// (savedfile.Sniff). It never computes the reported metrics itself:
+// headline figures come from the result object (for a records file, from
+// metrics.Summarize, as "llmbench metrics" does). What it derives from
+// per-request data — histograms, CDFs, per-second buckets, per-user TPS —
+// is chart data, built by pure functions (see chartdata.go) that the
+// tests check instead of pixels.
 package htmlreport
 
 import (

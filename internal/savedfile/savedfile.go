@@ -71,10 +71,6 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
-// IsRun reports whether the kind holds one benchmark (records, input or
-// a result) rather than a sweep or a plan.
-func (k Kind) IsRun() bool { return k != Sweep && k != Plan }
-
 // headLimit bounds the first line read to spot a records file.
 const headLimit = 1 << 20
 
@@ -88,7 +84,7 @@ func Sniff(path string) (Kind, error) {
 		return Unknown, err
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, headLimit), 64<<10).ReadSlice('\n')
+	line, err := bufio.NewReaderSize(f, headLimit).ReadSlice('\n')
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return Unknown, fmt.Errorf("%s: %w", path, err)
 	}
