@@ -84,18 +84,20 @@ func Sniff(path string) (Kind, error) {
 		return Unknown, err
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(f, headLimit).ReadSlice('\n')
+	br := bufio.NewReaderSize(f, headLimit)
+	line, err := br.ReadSlice('\n')
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
-		return Unknown, fmt.Errorf("%s: %w", path, err)
+		return Unknown, err // as os.ReadFile words it: "read PATH: is a directory"
 	}
 	if bytes.Contains(line, []byte(`"llmbench_records"`)) {
 		return Records, nil
 	}
-	data, err := os.ReadFile(path)
+	head := bytes.Clone(line) // line is br's buffer, which reading on reuses
+	rest, err := io.ReadAll(br)
 	if err != nil {
 		return Unknown, err
 	}
-	return sniffJSON(data), nil
+	return sniffJSON(append(head, rest...)), nil
 }
 
 // sniffJSON tells the kind of a file that is not a records file from the

@@ -98,6 +98,14 @@ func TestSniff(t *testing.T) {
 	if _, err := Sniff(filepath.Join(t.TempDir(), "missing.json")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v, want not exist", err)
 	}
+	dir := t.TempDir()
+	if _, err := Sniff(dir); err == nil || err.Error() != "read "+dir+": is a directory" {
+		t.Errorf("a folder: %v, want os.ReadFile's words", err)
+	}
+	long := append([]byte(`{"duration": 1, "x": "`), bytes.Repeat([]byte("a"), 2*headLimit)...)
+	if k, err := Sniff(write(t, "long.json", append(long, `"}`...))); err != nil || k != Result {
+		t.Errorf("a result longer than the head: %v, %v", k, err)
+	}
 }
 
 // TestReadSweep: a sweep decodes through capacity's decoder (which
