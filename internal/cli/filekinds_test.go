@@ -77,10 +77,14 @@ func fileKindFixtures(t *testing.T, dir string) [][2]string {
 		{"empty object", write("empty.json", []byte("{}\n"))},
 		{"not JSON", write("notes.txt", []byte("hello\n"))},
 		{"missing", filepath.Join(dir, "missing.json")},
+		{"empty folder", t.TempDir()},
 	}
 }
 
-var planDate = regexp.MustCompile(`plan-[0-9]{8}-[0-9]{6}\.json`)
+var (
+	planDate = regexp.MustCompile(`plan-[0-9]{8}-[0-9]{6}\.json`)
+	tempDir  = regexp.MustCompile(`/[^ ]*/TestFileKindsByCommand[0-9]+/[0-9]+`)
+)
 
 // TestFileKindsByCommand pins what each command that reads saved files
 // does with each kind of file: its exit code and the first line it
@@ -106,6 +110,7 @@ func TestFileKindsByCommand(t *testing.T) {
 		line, _, _ := strings.Cut(s, "\n")
 		line = strings.ReplaceAll(line, out, "$OUT")
 		line = strings.ReplaceAll(line, dir, "$DIR")
+		line = tempDir.ReplaceAllLiteralString(line, "$TEMP")
 		// Column widths follow the temp folder's length, the plan's name
 		// the clock.
 		line = planDate.ReplaceAllString(line, "plan-DATE.json")
