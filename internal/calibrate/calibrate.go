@@ -7,8 +7,12 @@
 // given mean TTFT error — withheld when a row rests on too few requests or
 // its spread straddles the bound (docs/fidelity.md, "Calibrate").
 //
-// calibrate is pure: it starts no process and opens no connection;
-// `llmbench calibrate` drives the steps.
+// This file is pure: it starts no process and opens no connection.
+// session.go runs the loads and prints the table and headlines as they
+// come (Run); process.go is the repetition itself, a fresh simulator
+// process ("llmbench sim --truth-log") measured through llmbench's own
+// run path (bench.Execute). `llmbench calibrate` turns its flags into a
+// Config and saves what Run returns.
 package calibrate
 
 import (

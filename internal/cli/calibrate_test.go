@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,11 +35,11 @@ func TestCalibrate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res calibrationResult
+	var res calibrate.Calibration
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Rows) != 2 || res.Cores < 1 || res.Rule != (calibrationRule{MinRequests: 100, Repetitions: 2}) {
+	if len(res.Rows) != 2 || res.Cores < 1 || res.Rule != (calibrate.SavedRule{MinRequests: 100, Repetitions: 2}) {
 		t.Fatalf("saved %s", b)
 	}
 	for i, want := range []int{1, 20} {
@@ -124,7 +122,7 @@ func TestCalibrateHeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res calibrationResult
+	var res calibrate.Calibration
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -164,20 +162,5 @@ func TestCalibrateRefusesWhatGivesNoFigure(t *testing.T) {
 		"--ttft", "1ms", "--itl", "1ms", "--repeat", "2", "--requests", "2", "--min-time", "0", "--save", save)
 	if code != 1 || !strings.Contains(errs, "calibrate: 1 stream, repetition 1: no request succeeded (the first failed with:") || strings.Contains(out, "NaN") {
 		t.Errorf("every request failed: exit %d\n%s\n%s", code, out, errs)
-	}
-}
-
-// TestCalibrateInterrupted: Ctrl-C during a repetition says so, not
-// what cancelling did to the simulator ("signal: killed").
-func TestCalibrateInterrupted(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	rep := func(context.Context, int, int, int, int) (calibrate.Repetition, int, error) {
-		cancel()
-		return calibrate.Repetition{}, 0, errors.New("the simulator exited with signal: killed")
-	}
-	f := &calibrateFlags{streams: []int{1}, ttft: 1e6, itl: 1e6, tokens: 2, requests: 100, repeat: 2}
-	err := runCalibrate(ctx, &Env{Stdout: io.Discard}, f, rep)
-	if err == nil || err.Error() != "calibrate: interrupted at 1 stream, repetition 1 of 2" {
-		t.Errorf("error %v", err)
 	}
 }

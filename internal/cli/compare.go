@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
 // newCompareCmd builds "llmbench compare A.json B.json [C.json...]". The
@@ -72,7 +73,7 @@ SLA is listed as such and never recommended.`,
   llmbench compare sweep-g5-*.json sweep-g6e-*.json --need-users 200`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				if ok, _ := report.IsSweepFile(args[0]); ok {
+				if k, _ := savedfile.Sniff(args[0]); k == savedfile.Sweep {
 					return nil
 				}
 			}
@@ -160,11 +161,11 @@ func (o *compareOptions) run(env *Env, args []string) error {
 func sweepArgs(paths []string) (bool, error) {
 	n := 0
 	for _, p := range paths {
-		ok, err := report.IsSweepFile(p)
+		k, err := savedfile.Sniff(p)
 		if err != nil {
 			return false, &UsageError{Err: err}
 		}
-		if ok {
+		if k == savedfile.Sweep {
 			n++
 		}
 	}
@@ -182,11 +183,11 @@ func compareSweeps(env *Env, paths []string, need capacity.Need, format string) 
 	}
 	files := make([]*report.SweepFile, len(paths))
 	for i, p := range paths {
-		f, err := report.ReadSweepFile(p)
+		sw, err := savedfile.ReadSweep(p)
 		if err != nil {
 			return &UsageError{Err: err}
 		}
-		files[i] = f
+		files[i] = &report.SweepFile{Path: p, Sweep: sw}
 	}
 	ch := capacity.Choose(report.SweepCandidates(files), need)
 	switch format {

@@ -271,7 +271,9 @@ func TestCompareSweepArgs(t *testing.T) {
 	sla, _ := capacity.ParseSLA("p99_ttft_ms<500")
 	pass := true
 	s := &capacity.Sweep{Label: "one", LoadKind: capacity.Concurrency, SLA: sla,
-		Steps: []capacity.Row{{Load: 4, LoadKind: capacity.Concurrency, RequestThroughput: 2, OutputThroughput: 100, SLAPass: &pass}}}
+		// A real step's shape: its figures in metrics (capacity.RowFrom).
+		Steps: []capacity.Row{{Load: 4, LoadKind: capacity.Concurrency, RequestThroughput: 2, OutputThroughput: 100, SLAPass: &pass,
+			Metrics: map[string]float64{"error_rate": 0, "request_throughput": 2, "output_throughput": 100}}}}
 	four := 4.0
 	s.MaxLoadUnderSLA.Load = &four
 	s.Price(&capacity.Pricing{InstanceCount: 2, USDPerInstanceHour: 1.25, Source: "--price-per-hour"})

@@ -1,23 +1,12 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/merge"
-	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -64,9 +53,11 @@ See docs/distributed.md.`,
 
 // runMerge reads, merges, prints the table and writes the outputs.
 func runMerge(env *Env, args []string, output, saveRecords string) error {
-	sweeps, err := sweepFiles(args)
-	if err == nil {
-		sweeps, err = uniqueFiles(sweeps)
+	sweeps, err := merge.SweepFiles(args)
+	if err != nil {
+		err = &UsageError{Err: err}
+	} else {
+		sweeps, err = merge.Unique(sweeps)
 	}
 	if err != nil || len(sweeps) > 0 {
 		if err == nil && saveRecords != "" {
@@ -77,25 +68,9 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 		}
 		return mergeSweeps(env, sweeps, output)
 	}
-	files, err := mergeFiles(args)
+	inputs, err := merge.ReadWorkers(args)
 	if err != nil {
-		return err
-	}
-	for i, a := range files {
-		if files[i], err = mergeRecordsPath(a); err != nil {
-			return &UsageError{Err: err}
-		}
-	}
-	if files, err = uniqueFiles(files); err != nil {
 		return &UsageError{Err: err}
-	}
-	inputs := make([]merge.Input, 0, len(files))
-	for _, a := range files {
-		in, err := readMergeInput(a)
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		inputs = append(inputs, *in)
 	}
 	m, err := merge.Merge(inputs)
 	if err != nil {
@@ -105,17 +80,7 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "Merged run %s: %d workers, %d requests; the workers began dispatch within %v of each other.\n",
-		m.Worker.RunID, m.Worker.Count, len(m.Records), m.StartSpread.Round(time.Microsecond))
-	if len(m.Unsynced) > 0 {
-		fmt.Fprintf(env.Stderr, "Note: worker(s) %v had a clock their kernel marks unsynchronised (no NTP/chrony): the common timeline assumes synchronised clocks (docs/distributed.md).\n", m.Unsynced)
-	}
-	if m.ClockBound > 0 {
-		fmt.Fprintf(env.Stderr, "The synchronised workers' clocks agreed within %v (the kernel's maximum-error estimates).\n", m.ClockBound)
-	}
-	if len(m.Unfinished) > 0 {
-		fmt.Fprintf(env.Stderr, "Note: worker(s) %v did not finish (no closing line in their records): their end is estimated from their records.\n", m.Unfinished)
-	}
+	merge.WriteNotes(env.Stderr, m)
 	if err := report.WriteWarnings(env.Stderr, s); err != nil {
 		return err
 	}
@@ -136,7 +101,7 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if output == "" {
 		return nil
 	}
-	obj, err := mergedObject(m, s)
+	obj, err := merge.Object(m, s)
 	if err != nil {
 		return err
 	}
@@ -148,140 +113,9 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	return nil
 }
 
-// mergedObject is the merged result JSON: vLLM's result with the
-// per-request arrays, the llmbench object and the llmbench_merge object.
-func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, error) {
-	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
-	if err != nil {
-		return nil, err
-	}
-	obj.Set("llmbench_merge", map[string]any{
-		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
-		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
-		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
-	})
-	return obj, nil
-}
-
-// workerRecordsGlob matches the records files workers save under their
-// default result names (RUNID-worker-I.json, with --save-detailed).
-const workerRecordsGlob = "*-worker-*.records.jsonl"
-
-// mergeFiles expands folder arguments into the worker records files they
-// hold, so that a shell-less container (Kubernetes, docs/distributed.md)
-// can merge a folder without a glob.
-func mergeFiles(args []string) ([]string, error) {
-	var files []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, &UsageError{Err: err}
-		}
-		if !st.IsDir() {
-			files = append(files, a)
-			continue
-		}
-		found, err := filepath.Glob(filepath.Join(a, workerRecordsGlob))
-		if err != nil || len(found) == 0 {
-			return nil, usageErrorf("%s holds no worker records (%s): run the workers with --save-detailed and their default result names", a, workerRecordsGlob)
-		}
-		files = append(files, found...)
-	}
-	return files, nil
-}
-
-// mergeRecordsPath is where one worker's records are: the file itself
-// when it is a records file, else the records file saved beside a result
-// JSON (NAME.json -> NAME.records.jsonl). A result without one is a
-// summary that cannot be merged.
-func mergeRecordsPath(path string) (string, error) {
-	first, err := firstLine(path)
-	if err != nil {
-		return "", err
-	}
-	if bytes.Contains(first, []byte(`"llmbench_records"`)) {
-		return path, nil
-	}
-	recPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
-	if _, err := os.Stat(recPath); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%s is a summary without per-request records (no %s): run the workers with --save-detailed or --save-records and merge those", path, filepath.Base(recPath))
-	}
-	return recPath, nil
-}
-
-// uniqueFiles drops the paths that name a file listed before them (the
-// same path again, a link to it): one file is one worker's share, and
-// "llmbench merge w*/*" lists a result JSON beside its own records file.
-func uniqueFiles(paths []string) ([]string, error) {
-	out := paths[:0:0]
-	var seen []os.FileInfo
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if slices.ContainsFunc(seen, func(s os.FileInfo) bool { return os.SameFile(s, st) }) {
-			continue
-		}
-		seen = append(seen, st)
-		out = append(out, p)
-	}
-	return out, nil
-}
-
-// readMergeInput reads one worker's records file.
-func readMergeInput(recPath string) (*merge.Input, error) {
-	f, err := os.Open(recPath)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	h, err := record.ReadHeader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	p, recs, _, err := record.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", recPath, err)
-	}
-	return &merge.Input{Name: recPath, Header: h, Params: p, Records: recs}, nil
-}
-
-// firstLine is the first line of a file (at most 1 MiB of it).
-func firstLine(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(io.LimitReader(f, 1<<20), 64<<10).ReadSlice('\n')
-	if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return line, nil
-}
-
-// writeMergedRecords writes the merged records as one streamed records
-// file: header with the merged worker block and the earliest anchor, the
-// records, the closing line with the merged params.
+// writeMergedRecords saves the merged records (merge.WriteRecords).
 func writeMergedRecords(path string, m *merge.Result) error {
-	anchor, worker := m.Anchor, m.Worker
-	err := writeUserFile(path, func(w io.Writer) error {
-		s, err := record.NewStream(w, record.Header{Params: m.Params, Start: &anchor, Worker: &worker})
-		if err != nil {
-			return err
-		}
-		for i := range m.Records {
-			if err := s.Add(&m.Records[i]); err != nil {
-				break // kept by the stream and returned by Close
-			}
-		}
-		return s.Close(&m.Params, 0)
-	})
-	if err != nil {
+	if err := writeUserFile(path, func(w io.Writer) error { return merge.WriteRecords(w, m) }); err != nil {
 		return fmt.Errorf("merged records: %w", err)
 	}
 	return nil

@@ -6,19 +6,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/plan"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
 // planOptions are plan's flags.
@@ -109,34 +106,31 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 	if !(o.target > 0 && o.target <= 1) {
 		return usageErrorf("--target-utilisation %v: want more than 0, at most 1", o.target)
 	}
-	d, err := o.readDemand(cmd)
+	fl := cmd.Flags()
+	src := plan.DemandSource{CSV: o.demand, Peak: o.peakUsers, PeakGiven: fl.Changed("peak-users"),
+		OffPeak: o.offPeakUsers, OffPeakGiven: fl.Changed("off-peak-users"), Profile: o.profile, ProfileGiven: fl.Changed("profile")}
+	d, err := src.Demand()
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	prices, err := parsePrices(o.prices)
+	prices, err := plan.ParsePrices(o.prices)
+	if err == nil {
+		err = prices.Check(len(args))
+	}
 	if err != nil {
 		return &UsageError{Err: err}
-	}
-	if len(prices) > 1 && len(prices) != len(args) {
-		return usageErrorf("--price-per-hour: %d values for %d sweeps (give one for all, or one per sweep)", len(prices), len(args))
 	}
 	files := make([]*report.SweepFile, len(args))
 	for i, p := range args {
-		f, err := report.ReadSweepFile(p)
+		sw, err := savedfile.ReadSweep(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			return usageErrorf("sweep file %s does not exist", p)
 		}
 		if err != nil {
 			return &UsageError{Err: err}
 		}
-		if price, ok := priceFor(prices, i); ok {
-			count := 1
-			if f.Sweep.Pricing != nil {
-				count = f.Sweep.Pricing.InstanceCount
-			}
-			f.Sweep.Price(&capacity.Pricing{InstanceCount: count, USDPerInstanceHour: price, Source: "--price-per-hour (llmbench plan)"})
-		}
-		files[i] = f
+		prices.Apply(i, sw)
+		files[i] = &report.SweepFile{Path: p, Sweep: sw}
 	}
 	cands := report.SweepCandidates(files)
 	in := make([]plan.Input, len(files))
@@ -145,15 +139,11 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 	}
 	p, err := plan.Make(in, d, plan.Config{TargetUtilisation: o.target, MinReplicas: o.minReplicas,
 		ScaleUpDelay: o.scaleUp, ScaleDownDelay: o.scaleDown, EndpointName: o.endpointName, Variant: o.variant})
+	if err == nil {
+		err = plan.NotPlanned(p)
+	}
 	if err != nil {
 		return &UsageError{Err: err}
-	}
-	if p.Recommendation == nil {
-		var why []string
-		for _, c := range p.Candidates {
-			why = append(why, fmt.Sprintf("%s: %s", c.File, c.Reason))
-		}
-		return usageErrorf("no sweep can be planned and priced (%s)", strings.Join(why, "; "))
 	}
 	var js bytes.Buffer
 	if err := plan.WriteJSON(&js, p); err != nil {
@@ -177,62 +167,4 @@ func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
 	}
 	fmt.Fprintf(env.Stderr, "Plan saved to %s\n", path)
 	return nil
-}
-
-// parsePrices reads --price-per-hour: comma-separated prices > 0 (""
-// = none).
-func parsePrices(s string) ([]float64, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	var out []float64
-	for item := range strings.SplitSeq(s, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(item), 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("--price-per-hour %q: want a price > 0 in USD per instance-hour", strings.TrimSpace(item))
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// priceFor is the --price-per-hour of sweep i, if given: the only price,
-// or the i-th.
-func priceFor(prices []float64, i int) (float64, bool) {
-	switch len(prices) {
-	case 0:
-		return 0, false
-	case 1:
-		return prices[0], true
-	}
-	return prices[i], true
-}
-
-// readDemand is --demand's curve, or the --peak-users profile.
-func (o *planOptions) readDemand(cmd *cobra.Command) (plan.Demand, error) {
-	peak := cmd.Flags().Changed("peak-users")
-	switch {
-	case o.demand != "" && peak:
-		return plan.Demand{}, fmt.Errorf("give --demand or --peak-users, not both")
-	case o.demand == "" && !peak:
-		return plan.Demand{}, fmt.Errorf("give the demand: --demand FILE (time,users or time,requests_per_s) or --peak-users N")
-	case peak:
-		if cmd.Flags().Changed("off-peak-users") && o.profile != plan.Diurnal {
-			return plan.Demand{}, fmt.Errorf("--off-peak-users goes with --profile diurnal")
-		}
-		off := o.offPeakUsers
-		if !cmd.Flags().Changed("off-peak-users") {
-			off = math.Round(o.peakUsers / 10)
-		}
-		return plan.Profile(o.profile, o.peakUsers, off)
-	}
-	if cmd.Flags().Changed("profile") || cmd.Flags().Changed("off-peak-users") {
-		return plan.Demand{}, fmt.Errorf("--profile and --off-peak-users go with --peak-users, not --demand")
-	}
-	f, err := os.Open(o.demand)
-	if err != nil {
-		return plan.Demand{}, err
-	}
-	defer f.Close()
-	return plan.ReadDemandCSV(f, o.demand)
 }

@@ -3,15 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/eventstream"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/tokenizer"
@@ -135,67 +132,36 @@ func bindSimFaultFlags(fs *pflag.FlagSet, ft *sim.Faults) {
 	fs.Float64Var(&ft.ModelNotReadyRate, "fault-model-not-ready", 0, "SageMaker: rate of ModelNotReadyException (429) answers")
 }
 
-// simConfig resolves the flags into cfg.
-func simConfig(cmd *cobra.Command, cfg sim.Config, f *simFlags) (sim.Config, error) {
-	p, err := sim.LookupPreset(f.preset)
-	if err != nil {
-		return cfg, &UsageError{Err: err}
+// options are the flags as sim.Options; the batching figures only
+// when given.
+func (f *simFlags) options(cmd *cobra.Command) *sim.Options {
+	return &sim.Options{Preset: f.preset, PartSize: f.partSize, AllowRemote: f.allowRemote,
+		Addrs: sim.Addrs{Listen: f.listen, Metrics: f.metricsAddr, DCGM: f.dcgmAddr},
+		Overrides: sim.Overrides{
+			MaxNumSeqs:          given(cmd, "max-num-seqs", &f.maxNumSeqs),
+			MaxNumBatchedTokens: given(cmd, "max-num-batched-tokens", &f.maxBatched),
+			PrefillTokensPerSec: given(cmd, "prefill-rate", &f.prefillRate),
+			DecodeBase:          given(cmd, "decode-base", &f.decodeBase),
+			DecodePerSeq:        given(cmd, "decode-per-seq", &f.decodePerSeq),
+			DecodePerKVToken:    given(cmd, "decode-per-kv-token", &f.decodePerKV),
+			KVCacheTokens:       given(cmd, "kv-cache-tokens", &f.kvTokens),
+			MaxModelLen:         given(cmd, "max-model-len", &f.maxModelLen),
+		}}
+}
+
+// given is v when the flag name was given, else nil.
+func given[T any](cmd *cobra.Command, name string, v *T) *T {
+	if cmd.Flags().Changed(name) {
+		return v
 	}
-	cfg = cfg.WithPreset(p)
-	ch := cmd.Flags().Changed
-	b := &cfg.Batching
-	if ch("max-num-seqs") {
-		b.MaxNumSeqs = f.maxNumSeqs
-	}
-	if ch("max-num-batched-tokens") {
-		b.MaxNumBatchedTokens = f.maxBatched
-	}
-	if ch("prefill-rate") {
-		b.PrefillTokensPerSec = f.prefillRate
-	}
-	if ch("decode-base") {
-		b.DecodeBase = f.decodeBase
-	}
-	if ch("decode-per-seq") {
-		b.DecodePerSeq = f.decodePerSeq
-	}
-	if ch("decode-per-kv-token") {
-		b.DecodePerKVToken = f.decodePerKV
-	}
-	if ch("kv-cache-tokens") {
-		b.KVCacheTokens = f.kvTokens
-	}
-	if ch("max-model-len") {
-		cfg.MaxModelLen = f.maxModelLen
-	}
-	ps, err := eventstream.ParsePartSize(f.partSize)
-	if err != nil {
-		return cfg, &UsageError{Err: err}
-	}
-	cfg.PartSize = ps
-	if err := cfg.Validate(); err != nil {
-		return cfg, &UsageError{Err: err}
-	}
-	if err := sim.CheckListenAddr(f.listen, f.allowRemote); err != nil {
-		return cfg, &UsageError{Err: err}
-	}
-	if f.metricsAddr != "" {
-		if err := sim.CheckListenAddr(f.metricsAddr, f.allowRemote); err != nil {
-			return cfg, &UsageError{Err: fmt.Errorf("--metrics-addr: %v", err)}
-		}
-	}
-	if f.dcgmAddr != "" {
-		if err := sim.CheckListenAddr(f.dcgmAddr, f.allowRemote); err != nil {
-			return cfg, &UsageError{Err: fmt.Errorf("--dcgm-addr: %v", err)}
-		}
-	}
-	return cfg, nil
+	return nil
 }
 
 func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
-	cfg, err := simConfig(cmd, cfg, f)
+	o := f.options(cmd)
+	cfg, err := o.Resolve(cfg)
 	if err != nil {
-		return err
+		return &UsageError{Err: err}
 	}
 	if f.tokenizer != "" {
 		tok, err := tokenizer.Load(cmd.Context(), f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
@@ -219,46 +185,22 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.exitAfter)
 		defer cancel()
 	}
-	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	defer stop()
-	ln, err := net.Listen("tcp", f.listen)
+	d, err := sim.StartDaemon(ctx, cfg, o.Addrs)
 	if err != nil {
 		return fmt.Errorf("sim: %v", err)
-	}
-	run, err := sim.StartListener(runCtx, cfg, ln)
-	if err != nil {
-		return fmt.Errorf("sim: %v", err)
-	}
-	model := cfg.Mode
-	if cfg.Mode == sim.ModeBatching {
-		model += ", preset " + f.preset
-	} else {
-		model += fmt.Sprintf(", ttft %v, itl %v", cfg.TTFT, cfg.ITL)
 	}
 	metricsNote := ""
-	if f.metricsAddr != "" {
-		addr, stopMetrics, err := serveSimMetrics(run.Server.MetricsHandler(), f.metricsAddr)
-		if err != nil {
-			_ = run.Stop(context.Background())
-			return fmt.Errorf("sim: --metrics-addr: %v", err)
-		}
-		defer stopMetrics()
-		metricsNote = fmt.Sprintf(", metrics on http://%s/metrics", addr)
+	if d.MetricsAddr != "" {
+		metricsNote = fmt.Sprintf(", metrics on http://%s/metrics", d.MetricsAddr)
 	}
-	if f.dcgmAddr != "" {
-		addr, stopDCGM, err := serveSimMetrics(run.Server.DCGMHandler(sim.DefaultDCGM), f.dcgmAddr)
-		if err != nil {
-			_ = run.Stop(context.Background())
-			return fmt.Errorf("sim: --dcgm-addr: %v", err)
-		}
-		defer stopDCGM()
-		metricsNote += fmt.Sprintf(", DCGM metrics on http://%s/metrics", addr)
+	if d.DCGMAddr != "" {
+		metricsNote += fmt.Sprintf(", DCGM metrics on http://%s/metrics", d.DCGMAddr)
 	}
-	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s%s\n", cfg.Model, model, run.URL, metricsNote)
+	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s%s\n", cfg.Model, sim.Describe(&cfg, f.preset), d.URL, metricsNote)
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := run.Stop(sctx); err != nil {
+	if err := d.Stop(sctx); err != nil {
 		return fmt.Errorf("sim: shutdown: %v", err)
 	}
 	if logFile != nil {
@@ -266,22 +208,8 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 			return fmt.Errorf("truth log: %v", err)
 		}
 	}
-	st := run.Server.Stats()
+	st := d.Server.Stats()
 	fmt.Fprintf(env.Stdout, "llmbench sim: stopped after %d requests (%d errors, %d injected faults, %d tokens)\n",
 		st.Requests, st.Errors, st.Faults, st.Tokens)
 	return nil
-}
-
-// serveSimMetrics serves h as /metrics on its own listener at addr and
-// returns the bound address and a function that closes it.
-func serveSimMetrics(h http.Handler, addr string) (string, func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", h)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return ln.Addr().String(), func() { _ = srv.Close() }, nil
 }

@@ -6,27 +6,26 @@
 //
 // It reads llmbench result JSON (with or without --save-detailed), records
 // files (*.records.jsonl and conformance input), vLLM's own --save-result
-// files and sweep files, telling them apart by content. It never computes
-// the reported metrics itself: headline figures come from the result
-// object (for a records file, from metrics.Summarize, as "llmbench
-// metrics" does). What it derives from per-request data — histograms,
-// CDFs, per-second buckets, per-user TPS — is chart data, built by pure
-// functions (see chartdata.go) that the tests check instead of pixels.
+// files, sweep files and plan files, told apart by content
+// (savedfile.Sniff). It never computes the reported metrics itself:
+// headline figures come from the result object (for a records file, from
+// metrics.Summarize, as "llmbench metrics" does). What it derives from
+// per-request data — histograms, CDFs, per-second buckets, per-user TPS —
+// is chart data, built by pure functions (see chartdata.go) that the
+// tests check instead of pixels.
 package htmlreport
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/plan"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
 // Kind is what a file holds.
@@ -39,14 +38,17 @@ const (
 	KindRun Kind = iota + 1
 	// KindSweep is a sweep file (a ladder of loads).
 	KindSweep
+	// KindPlan is a plan file (llmbench plan).
+	KindPlan
 )
 
-// Input is one loaded file: a run or a sweep.
+// Input is one loaded file: a run, a sweep or a plan.
 type Input struct {
 	Path  string
 	Kind  Kind
 	Run   *Run
 	Sweep *Sweep
+	Plan  *plan.Plan
 }
 
 // Run is one benchmark as the pages need it.
@@ -87,69 +89,48 @@ type Request struct {
 	ErrorClass string
 }
 
-// Load reads one file and tells its kind from its content: a first line
-// with "llmbench_records" is a records file, an object with "steps" a
-// sweep, an object with "requests" and "params" conformance input, any
-// other object with "duration" or "completed" a result.
+// Load reads one file of any kind savedfile.Sniff tells apart (by
+// content): records files and conformance input are summarized as
+// "llmbench metrics" does, a sweep is read as the one sweep type, a plan
+// file as the plan, and anything else as a result JSON, which says why
+// when it is not one.
 func Load(path string) (*Input, error) {
-	head, err := firstLine(path)
+	k, err := savedfile.Sniff(path)
 	if err != nil {
 		return nil, err
 	}
-	if bytes.Contains(head, []byte(`"llmbench_records"`)) {
-		run, err := loadRecords(path)
-		return &Input{Path: path, Kind: KindRun, Run: run}, err
+	switch k {
+	case savedfile.Plan:
+		pl, err := savedfile.ReadPlan(path)
+		return &Input{Path: path, Kind: KindPlan, Plan: pl}, err
+	case savedfile.Sweep:
+		sw, err := readSweep(path)
+		return &Input{Path: path, Kind: KindSweep, Sweep: sw}, err
 	}
-	data, err := os.ReadFile(path)
+	r, err := savedfile.ReadRun(path, k)
 	if err != nil {
 		return nil, err
 	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(report.PythonJSONCompat(data), &keys); err == nil {
-		if _, ok := keys["steps"]; ok {
-			sw, err := readSweep(path)
-			return &Input{Path: path, Kind: KindSweep, Sweep: sw}, err
-		}
-		_, req := keys["requests"]
-		_, par := keys["params"]
-		if req && par {
-			run, err := loadRecords(path)
-			return &Input{Path: path, Kind: KindRun, Run: run}, err
-		}
+	var run *Run
+	if r.Result != nil {
+		run, err = resultRun(r.Result)
+	} else {
+		run, err = recordsRun(path, &r.Params, r.Records)
 	}
-	run, err := loadResult(path)
 	if err != nil {
 		return nil, err
 	}
 	return &Input{Path: path, Kind: KindRun, Run: run}, nil
 }
 
-// firstLine returns the file's first line (at most 1 MiB of it).
-func firstLine(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 1<<20).ReadSlice('\n')
-	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return line, nil
-}
-
-// loadRecords reads a records file and summarizes it as "llmbench
+// recordsRun summarizes the records read from path as "llmbench
 // metrics" does, keeping the records as the per-request data.
-func loadRecords(path string) (*Run, error) {
-	p, recs, _, err := record.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
+func recordsRun(path string, p *record.Params, recs []record.Record) (*Run, error) {
 	var counter metrics.TokenCounter
 	if p.Tokenizer == record.TokenizerWhitespace {
 		counter = metrics.Whitespace{}
 	}
-	mp, err := metrics.ParamsFrom(&p, counter)
+	mp, err := metrics.ParamsFrom(p, counter)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -157,7 +138,7 @@ func loadRecords(path string) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	run, err := NewRun(path, s, &p, recs, nil)
+	run, err := NewRun(path, s, p, recs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -224,20 +205,17 @@ func fromRecords(recs []record.Record, outLens []int) []Request {
 	return out
 }
 
-// loadResult reads a result JSON (the last object of an appended file);
-// its per-request data comes from the records file saved beside it when
-// there is one (name.records.jsonl, richer: queue times, error classes,
-// SLOs), else from the --save-detailed arrays.
-func loadResult(path string) (*Run, error) {
-	f, err := report.ReadCompareFile(path)
-	if err != nil {
-		return nil, err
-	}
+// resultRun is the run of a result JSON (the last object of an appended
+// file); its per-request data comes from the records file saved beside it
+// when there is one (name.records.jsonl, richer: queue times, error
+// classes, SLOs), else from the --save-detailed arrays.
+func resultRun(f *report.CompareFile) (*Run, error) {
+	path := f.Path
 	run := &Run{Path: path, Result: f}
 	beside := strings.TrimSuffix(path, ".json") + ".records.jsonl"
 	if beside != path {
-		if _, err := os.Stat(beside); err == nil {
-			if rr, err := loadRecords(beside); err == nil {
+		if r, err := savedfile.ReadRun(beside, savedfile.Records); err == nil {
+			if rr, err := recordsRun(beside, &r.Params, r.Records); err == nil {
 				run.Requests, run.SLOms = rr.Requests, rr.SLOms
 				run.RequestsFrom = "records file " + beside
 				return run, nil

@@ -75,18 +75,13 @@ func Build(paths []string, opt Options) (*Page, error) {
 	}
 	var runs []*Run
 	for _, path := range paths {
-		if pl, ok, err := planFile(path); ok || err != nil { // plan files: page_plan.go
-			if err != nil {
-				return nil, err
-			}
-			p.Sections = append(p.Sections, planSection(path, pl))
-			continue
-		}
 		in, err := Load(path)
 		if err != nil {
 			return nil, err
 		}
 		switch in.Kind {
+		case KindPlan:
+			p.Sections = append(p.Sections, planSection(path, in.Plan)) // page_plan.go
 		case KindSweep:
 			p.Sections = append(p.Sections, sweepSection(in.Sweep))
 		case KindRun:

@@ -1,10 +1,7 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,32 +9,6 @@ import (
 	"github.com/llmbench/llmbench/internal/plan"
 	"github.com/llmbench/llmbench/internal/table"
 )
-
-// planFile reads path as a plan file (what "llmbench plan" saves, told by
-// its "kind"); ok is false for any other content, which Load then reads.
-// Only the head of a file is read to tell: records files can be large,
-// and a plan file names its kind first.
-func planFile(path string) (p *plan.Plan, ok bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, false, nil // Load reports unreadable files
-	}
-	head := make([]byte, 4096)
-	n, _ := io.ReadFull(f, head)
-	f.Close()
-	if !bytes.Contains(head[:n], []byte(plan.Kind)) {
-		return nil, false, nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || !plan.IsPlan(data) {
-		return nil, false, nil
-	}
-	p, err = plan.Read(data)
-	if err != nil {
-		return nil, true, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, true, nil
-}
 
 // planSection is the plan page: the plan in words, the candidates with
 // their costs, the autoscaler settings, demand against capacity over the

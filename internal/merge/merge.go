@@ -5,9 +5,13 @@
 // (docs/distributed.md). It never averages figures: percentiles, peaks
 // and throughputs are recomputed from the union by internal/metrics.
 //
-// merge is pure: it reads no files and refuses inputs that do not make
+// Merge is pure: it reads no files and refuses inputs that do not make
 // one run (different run ids or workloads, a missing or duplicate
-// worker, records without a wall-clock anchor).
+// worker, records without a wall-clock anchor). files.go finds and reads
+// the workers' records (folders, a result's records beside it);
+// sweep.go does the same step by step for the workers of a sweep and
+// analyses the merged steps as sweep does. Printing and writing the
+// merged files stay with the command (internal/cli).
 package merge
 
 import (

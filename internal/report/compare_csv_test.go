@@ -68,12 +68,11 @@ func TestChoiceCSV(t *testing.T) {
 	dir := t.TempDir()
 	var files []*SweepFile
 	for _, p := range []string{writeSweep(t, dir, "small", 4, 1, false), writeSweep(t, dir, "large", 8, 1.5, true)} {
-		f, err := ReadSweepFile(p)
+		s, err := capacity.ReadSweep(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Path = filepath.Base(p)
-		files = append(files, f)
+		files = append(files, &SweepFile{Path: filepath.Base(p), Sweep: s})
 	}
 	ch := capacity.Choose(SweepCandidates(files), capacity.Need{Users: 20})
 	var buf bytes.Buffer

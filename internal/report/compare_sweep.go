@@ -3,9 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,49 +12,11 @@ import (
 	"github.com/llmbench/llmbench/internal/table"
 )
 
-// IsSweepFile reports whether path holds a sweep file (what llmbench
-// sweep writes, sweep-*.json): one JSON object with "steps" and
-// "load_kind". It tells by content, not by name; an unreadable file is an
-// error, any other content is simply not a sweep.
-func IsSweepFile(path string) (bool, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false, err
-	}
-	return isSweep(data), nil
-}
-
-func isSweep(data []byte) bool {
-	var keys map[string]json.RawMessage
-	if json.Unmarshal(PythonJSONCompat(data), &keys) != nil {
-		return false
-	}
-	_, steps := keys["steps"]
-	_, kind := keys["load_kind"]
-	return steps && kind
-}
-
-// SweepFile is a sweep file read for comparison.
+// SweepFile is a sweep file read for comparison (savedfile.ReadSweep
+// reads the sweep).
 type SweepFile struct {
 	Path  string
 	Sweep *capacity.Sweep
-}
-
-// ReadSweepFile reads a sweep file; content that is not a sweep is an
-// error naming the file.
-func ReadSweepFile(path string) (*SweepFile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if !isSweep(data) {
-		return nil, fmt.Errorf("%s: not a sweep file (no steps and load_kind)", path)
-	}
-	var s capacity.Sweep
-	if err := json.Unmarshal(PythonJSONCompat(data), &s); err != nil {
-		return nil, fmt.Errorf("%s: invalid sweep file: %v", path, err)
-	}
-	return &SweepFile{Path: path, Sweep: &s}, nil
 }
 
 // SweepCandidates turns sweep files into compare's candidates, labelled

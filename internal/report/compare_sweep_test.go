@@ -22,8 +22,12 @@ func writeSweep(t *testing.T, dir, label string, ml, usd float64, util bool) str
 	s := &capacity.Sweep{Label: label, LoadKind: capacity.Concurrency, SLA: sla}
 	for _, l := range []float64{2, 4, 8} {
 		pass := ml > 0 && l <= ml
+		// A real step's shape: every figure in metrics, the named
+		// fields copies of some (capacity.RowFrom).
 		r := capacity.Row{Load: l, LoadKind: capacity.Concurrency, Runs: 1, Completed: 16, RequestThroughput: l / 2,
-			OutputThroughput: 50 * l, MeanPerUserTPS: 50, P10PerUserTPS: 45, SLAPass: &pass}
+			OutputThroughput: 50 * l, MeanPerUserTPS: 50, P10PerUserTPS: 45, SLAPass: &pass,
+			Metrics: map[string]float64{"error_rate": 0, "request_throughput": l / 2, "output_throughput": 50 * l,
+				"mean_per_user_tps": 50, "p10_per_user_tps": 45}}
 		if util {
 			cpu, gpu := 10+l, 10*l
 			r.Utilization = &capacity.Utilization{CPUPct: &cpu, GPUPct: &gpu, Normalized: true, Minutes: 1}
@@ -60,12 +64,11 @@ func TestChoiceGolden(t *testing.T) {
 		writeSweep(t, dir, "large", 8, 1.5, true),
 		writeSweep(t, dir, "never", 0, 0.5, false),
 	} {
-		f, err := ReadSweepFile(p)
+		s, err := capacity.ReadSweep(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.Path = filepath.Base(p) // stable goldens
-		files = append(files, f)
+		files = append(files, &SweepFile{Path: filepath.Base(p), Sweep: s}) // base name: stable goldens
 	}
 	ch := capacity.Choose(SweepCandidates(files), capacity.Need{Users: 20})
 	if r := ch.Recommendation; r == nil || r.Label != "large" || r.Instances != 3 || r.CostPerHour != 4.5 {
@@ -92,25 +95,4 @@ func TestChoiceGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "compare/sweeps-no-need.golden", txt.Bytes())
-}
-
-func TestIsSweepFile(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	sweep := writeSweep(t, dir, "a", 4, 1, false)
-	result := filepath.Join(dir, "r.json")
-	os.WriteFile(result, []byte(`{"duration": 1, "completed": 2}`), 0o644)
-	appended := filepath.Join(dir, "two.json")
-	os.WriteFile(appended, []byte("{\"duration\": 1}\n{\"duration\": 2}\n"), 0o644)
-	for path, want := range map[string]bool{sweep: true, result: false, appended: false} {
-		if got, err := IsSweepFile(path); err != nil || got != want {
-			t.Errorf("IsSweepFile(%s) = %v, %v; want %v", filepath.Base(path), got, err, want)
-		}
-	}
-	if _, err := IsSweepFile(filepath.Join(dir, "missing.json")); err == nil {
-		t.Error("a missing file: want an error")
-	}
-	if _, err := ReadSweepFile(result); err == nil {
-		t.Error("a result file read as a sweep")
-	}
 }

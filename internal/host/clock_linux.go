@@ -1,4 +1,4 @@
-package cli
+package host
 
 import (
 	"syscall"
@@ -13,10 +13,10 @@ const (
 	staNano   = 0x2000
 )
 
-// readClockSync asks the kernel, with a read-only adjtimex(2), how well
+// ClockSync asks the kernel, with a read-only adjtimex(2), how well
 // the wall clock is synchronised; nil when the call fails. The figures
 // are the NTP/chrony daemon's, kept by the kernel: no network is used.
-func readClockSync() *record.ClockSync {
+func ClockSync() *record.ClockSync {
 	var tx syscall.Timex // Modes 0: read only, no privilege needed
 	if _, err := syscall.Adjtimex(&tx); err != nil {
 		return nil
