@@ -1,39 +1,27 @@
 package cli
 
 import (
-	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/backend"
-	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
-	"github.com/llmbench/llmbench/internal/dataset"
-	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/htmlreport"
-	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/runner"
-	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
 // runOptions is everything "llmbench run" (and "demo") needs.
@@ -57,6 +45,9 @@ type runOptions struct {
 	// srv is the timed run's view of the server (--server-metrics,
 	// servermetrics.go); nil when not asked for.
 	srv *serverRun
+	// resolved is the Spec the run was planned from (plan); what follows
+	// the plan reads it, not the flags.
+	resolved *bench.Spec
 }
 
 // newRunCmd builds "llmbench run".
@@ -100,276 +91,6 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 	bindConfigFlags(cmd.Flags(), o)
 	bindWorkerFlags(cmd.Flags(), &o.w)
 	return cmd
-}
-
-// maxNumPrompts bounds --num-prompts: every request's prompt, schedule
-// slot and record are held in memory, so a typo such as 99999999999 would
-// end in an out-of-memory crash instead of an error.
-const maxNumPrompts = 1_000_000
-
-// validate checks the flags that need no network, returning *UsageError.
-func (o *runOptions) validate(cmd *cobra.Command) error {
-	f := &o.f
-	kind, err := bench.ParseKind(f.backend)
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	if f.ds.Name == dataset.TimedTrace && kind != bench.OpenAICompletions {
-		// vLLM's words.
-		return usageErrorf("timed_trace dataset passes pre-tokenized prompts (list[int]) and requires a completions backend ('vllm' or 'openai').")
-	}
-	if f.ds.NumPrompts <= 0 || f.ds.NumPrompts > maxNumPrompts {
-		return usageErrorf("--num-prompts must be in 1..%d (got %d); split larger runs", maxNumPrompts, f.ds.NumPrompts)
-	}
-	if u := f.baseURL; u != "" && !strings.Contains(u, "://") {
-		// Go's URL parser would say "first path segment in URL cannot
-		// contain colon" of 127.0.0.1:8000.
-		shown := "http://" + u
-		if r := redactURL(shown); strings.HasPrefix(r, "http://") {
-			shown = r
-		}
-		return usageErrorf("--base-url %s has no scheme: add http:// (--base-url %s) or https://", strings.TrimPrefix(shown, "http://"), shown)
-	}
-	if strings.ContainsAny(f.label, `/\`) {
-		return usageErrorf("--label %q: must not contain a path separator (it starts the result file name; use --result-dir for folders)", f.label)
-	}
-	if f.maxConcurrency.set && f.maxConcurrency.v <= 0 {
-		return usageErrorf("--max-concurrency must be positive (got %d); leave it out for no limit", f.maxConcurrency.v)
-	}
-	if r := float64(f.requestRate); r <= 0 {
-		return usageErrorf("--request-rate must be positive or inf (got %v)", r)
-	}
-	if b := float64(f.burstiness); b <= 0 {
-		return usageErrorf("--burstiness must be positive (got %v)", b)
-	}
-	if f.numWarmups < 0 {
-		return usageErrorf("--num-warmups must not be negative")
-	}
-	if f.readyCheckSec < 0 {
-		return usageErrorf("--ready-check-timeout-sec must not be negative")
-	}
-	if f.requestTimeout <= 0 {
-		return usageErrorf("--request-timeout must be positive")
-	}
-	if f.maxErrorRate.set && (f.maxErrorRate.v < 0 || f.maxErrorRate.v > 1) {
-		return usageErrorf("--max-error-rate must be in [0, 1] (got %v)", f.maxErrorRate.v)
-	}
-	if err := o.checkSteadyState(); err != nil {
-		return err
-	}
-	// Presence is ours to check (the schedule cannot tell an unset rate from
-	// 0); the values are checked by the schedule itself, with vLLM's
-	// messages.
-	if f.rampUpStrategy != "" && (!f.rampUpStartRPS.set || !f.rampUpEndRPS.set) {
-		return usageErrorf("when using --ramp-up-strategy, both --ramp-up-start-rps and --ramp-up-end-rps must be specified")
-	}
-	if f.rampUpStrategy == "" && (f.rampUpStartRPS.set || f.rampUpEndRPS.set) {
-		return usageErrorf("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy")
-	}
-	if err := o.arrivals().Validate(); err != nil {
-		return &UsageError{Err: err}
-	}
-	if err := o.checkClosedLoop(cmd); err != nil {
-		return err
-	}
-	if _, err := metrics.ParseGoodput(f.goodput); err != nil {
-		return &UsageError{Err: err}
-	}
-	if _, err := metrics.ParsePercentiles(f.metricPercentiles); err != nil {
-		return &UsageError{Err: err}
-	}
-	if f.percentileMetrics != "" {
-		if _, err := metrics.ParsePercentileMetrics(f.percentileMetrics); err != nil {
-			return &UsageError{Err: err}
-		}
-	}
-	if _, err := parseHeaders(f.headers); err != nil {
-		return err
-	}
-	if _, err := parseMetadata(f.metadata); err != nil {
-		return err
-	}
-	if _, err := o.extraBody(); err != nil {
-		return err
-	}
-	if f.backend == "sagemaker" && o.sm.endpointName == "" {
-		return usageErrorf("--backend sagemaker needs --endpoint-name")
-	}
-	if f.backend != "sagemaker" && o.sm.endpointName != "" {
-		return usageErrorf("--endpoint-name needs --backend sagemaker")
-	}
-	return o.checkServerMetrics(cmd)
-}
-
-// checkClosedLoop checks --users and its companions.
-func (o *runOptions) checkClosedLoop(cmd *cobra.Command) error {
-	if o.sweepMode {
-		return nil // sweep checks its ladder (checkSweep)
-	}
-	f := &o.f
-	changed := func(name string) bool { return o.userSet(cmd, name) }
-	if f.users < 0 || f.spawnRate < 0 || f.duration < 0 || f.warmupDuration < 0 {
-		return usageErrorf("--users, --spawn-rate, --duration and --warmup-duration must not be negative")
-	}
-	if f.users == 0 {
-		for _, name := range []string{"think-time", "spawn-rate", "warmup-duration"} {
-			if changed(name) {
-				return usageErrorf("--%s needs --users", name)
-			}
-		}
-		return nil
-	}
-	for _, name := range []string{"request-rate", "max-concurrency", "ramp-up-strategy", "burstiness"} {
-		if changed(name) {
-			return usageErrorf("--users runs a closed loop: it replaces --%s (leave it out)", name)
-		}
-	}
-	if _, err := o.users(); err != nil {
-		return err
-	}
-	if f.warmupDuration > 0 && (f.duration == 0 || f.warmupDuration >= f.duration) {
-		return usageErrorf("--warmup-duration needs a longer --duration")
-	}
-	return nil
-}
-
-// userSet reports whether the user gave flag name (on the command line or
-// after "--"), as opposed to config.yaml or a default.
-func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
-	if cmd.Flags().Lookup(name) == nil || !cmd.Flags().Changed(name) {
-		return false
-	}
-	if src, ok := o.cfg.sources[name]; ok {
-		return src == srcFlag || src == srcDash
-	}
-	return true
-}
-
-// users is the closed-loop configuration of --users; nil without it.
-func (o *runOptions) users() (*load.Users, error) {
-	f := &o.f
-	if f.users == 0 {
-		return nil, nil
-	}
-	think, err := load.ParseThink(f.thinkTime)
-	if err != nil {
-		return nil, &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
-	}
-	return &load.Users{Users: f.users, Think: think, SpawnRate: f.spawnRate, Warmup: f.warmupDuration, Seed: uint64(f.ds.Seed)}, nil
-}
-
-// parseHeaders splits --header KEY=VALUE items at the first "=", trimming
-// both sides, as vLLM does.
-func parseHeaders(items []string) ([]openai.Header, error) {
-	var hs []openai.Header
-	for _, it := range items {
-		k, v, ok := strings.Cut(it, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usageErrorf("--header %s: want KEY=VALUE, e.g. --header 'Authorization=Bearer ...'", redactHeader(it))
-		}
-		hs = append(hs, openai.Header{Key: strings.TrimSpace(k), Value: strings.TrimSpace(v)})
-	}
-	return hs, nil
-}
-
-// redactHeader names a malformed header item without its value, which
-// may be a credential: the text before the first ":", "=" or blank (the
-// header name in "Authorization: Bearer sk-..." or "Authorization=..."),
-// else nothing at all (a bare item may be the token itself).
-func redactHeader(item string) string {
-	if i := strings.IndexAny(item, ":= \t"); i > 0 {
-		return strconv.Quote(item[:i]+" ...") + " (value hidden)"
-	}
-	return "item (value hidden)"
-}
-
-// parseMetadata checks --metadata KEY=VALUE items.
-func parseMetadata(items []string) ([]string, error) {
-	for _, it := range items {
-		if k, _, ok := strings.Cut(it, "="); !ok || strings.TrimSpace(k) == "" {
-			return nil, usageErrorf("--metadata %q: want KEY=VALUE", it)
-		}
-	}
-	return items, nil
-}
-
-// extraBody merges the sampling flags (only those given) and --extra-body
-// (whose keys win), as vLLM builds its extra body.
-func (o *runOptions) extraBody() (map[string]any, error) {
-	f := &o.f
-	m := map[string]any{}
-	put := func(k string, v optFloat) {
-		if v.set {
-			m[k] = v.v
-		}
-	}
-	put("top_p", f.topP)
-	if f.topK.set {
-		m["top_k"] = f.topK.v
-	}
-	put("min_p", f.minP)
-	put("temperature", f.temperature)
-	put("frequency_penalty", f.frequencyPen)
-	put("presence_penalty", f.presencePen)
-	put("repetition_penalty", f.repetitionPen)
-	if f.extraBody != "" {
-		// UseNumber keeps numbers as typed ({"seed": 42} stays 42, not 42.0),
-		// as Python's json round trip does in vLLM.
-		var extra map[string]any
-		dec := json.NewDecoder(strings.NewReader(f.extraBody))
-		dec.UseNumber()
-		if err := dec.Decode(&extra); err != nil || extra == nil {
-			return nil, usageErrorf("--extra-body: want a JSON object (%v)", errOr(err, "got null"))
-		}
-		// dec.More is false for a stray "]" or "}": only the end may follow.
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, usageErrorf("--extra-body: want one JSON object, found more after it")
-		}
-		for k, v := range extra {
-			m[k] = v
-		}
-	}
-	if len(m) == 0 {
-		return nil, nil
-	}
-	return m, nil
-}
-
-func errOr(err error, s string) any {
-	if err != nil {
-		return err
-	}
-	return s
-}
-
-// concurrency is the most requests that can be in flight.
-func (o *runOptions) concurrency() int {
-	if o.f.users > 0 {
-		return o.f.users
-	}
-	if o.f.maxConcurrency.set {
-		return o.f.maxConcurrency.v
-	}
-	return o.f.ds.NumPrompts
-}
-
-// baseURL is --base-url, or http://HOST:PORT.
-func (o *runOptions) baseURL() string {
-	if o.f.baseURL != "" {
-		return strings.TrimRight(o.f.baseURL, "/")
-	}
-	return "http://" + net.JoinHostPort(o.f.host, strconv.Itoa(o.f.port))
-}
-
-// endpointPath is --endpoint, except that openai-chat with the default
-// completions path gets the chat path: vLLM would abort there, and nobody
-// means completions when they ask for chat.
-func (o *runOptions) endpointPath(cmd *cobra.Command, notes io.Writer) string {
-	if o.f.backend == "openai-chat" && !cmd.Flags().Changed("endpoint") && o.f.endpoint == "/v1/completions" {
-		fmt.Fprintln(notes, "Note: --backend openai-chat without --endpoint: using /v1/chat/completions.")
-		return "/v1/chat/completions"
-	}
-	return o.f.endpoint
 }
 
 // run executes the benchmark: check the flags, plan, execute, summarize,
@@ -733,13 +454,6 @@ func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan,
 	return requireValid(o.f.requireValid, outcome)
 }
 
-func (o *runOptions) maxConcurrencyOrZero() int {
-	if o.f.maxConcurrency.set {
-		return o.f.maxConcurrency.v
-	}
-	return 0
-}
-
 // meanMs is the mean of a reported metric in ms, NaN when not reported.
 func meanMs(s *metrics.Summary, name string) float64 {
 	for _, m := range s.Metrics {
@@ -748,158 +462,6 @@ func meanMs(s *metrics.Summary, name string) float64 {
 		}
 	}
 	return math.NaN()
-}
-
-// loadTokenizer resolves the tokenizer the way vLLM does (--tokenizer,
-// else the model's). An explicit --tokenizer that fails is an error; the
-// model's own that cannot be had gives nil and a note: the run goes on
-// with the server's usage counts. A server that names its tokenizer in
-// /v1/models (llmbench sim does) is taken at its word first.
-func (o *runOptions) loadTokenizer(ctx context.Context, env *Env, ep *endpoint) (tok *tokenizer.Tokenizer, id, note string, err error) {
-	f := &o.f
-	if f.skipTokenizer {
-		return nil, "", "", nil
-	}
-	name := f.tokenizer
-	explicit := name != ""
-	if !explicit {
-		hinted, hintNote := o.serverTokenizer(ctx, env, ep)
-		if hintNote != "" {
-			return nil, "", hintNote, nil
-		}
-		name = cmp.Or(hinted, ep.modelID)
-	}
-	if name == "" {
-		return nil, "", "Note: no tokenizer (no --tokenizer and no model id).", nil
-	}
-	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	tok, err = tokenizer.Load(tctx, name, tokenizer.Options{Revision: f.tokenizerRev, Hub: hfhub.FromEnv(env.Getenv)})
-	if err != nil {
-		if explicit {
-			return nil, "", "", tokenizerError(fmt.Errorf("--tokenizer %s: %w%s", name, err, offlineHint(err)))
-		}
-		return nil, "", fmt.Sprintf("Note: no tokenizer for model %q (%s); pass --tokenizer to count tokens exactly (a tokenizer.json, a folder, a Hugging Face id, or builtin:gpt2).", name, tokenizerFailure(err)), nil
-	}
-	if !explicit && name != ep.modelID {
-		note = fmt.Sprintf("Note: counting tokens with %s, the tokenizer the server names in /v1/models.", name)
-	}
-	return tok, tok.ID(), note, nil
-}
-
-// serverTokenizer asks an HTTP server's /v1/models which tokenizer it
-// counts with (the llmbench_tokenizer field llmbench sim sends; vLLM sends
-// none). "words" means it counts one token per word, which no tokenizer
-// file reproduces: then a short note replaces the hub look-up.
-func (o *runOptions) serverTokenizer(ctx context.Context, env *Env, ep *endpoint) (name, note string) {
-	if ep.http == nil {
-		return "", ""
-	}
-	mctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	models, err := openai.ListModels(mctx, ep.http.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
-	if err != nil || len(models) == 0 {
-		return "", ""
-	}
-	switch t := models[0].Tokenizer; t {
-	case "":
-		return "", ""
-	case "words":
-		return "", "Note: the server (llmbench sim) counts one token per word, so prompt lengths are approximate; for exact counts start it with --tokenizer builtin:gpt2 and pass the same --tokenizer here."
-	default:
-		return t, ""
-	}
-}
-
-// tokenizerFailure says in a few words why a tokenizer could not be had.
-func tokenizerFailure(err error) string {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "no such host"), strings.Contains(msg, "dial tcp"), strings.Contains(msg, "connection refused"),
-		strings.Contains(msg, "i/o timeout"), errors.Is(err, context.DeadlineExceeded):
-		return "not in the Hugging Face cache, and the hub could not be reached"
-	case strings.Contains(msg, "404"), strings.Contains(msg, "not found"):
-		return "no such repository or file on the hub"
-	case strings.Contains(msg, "401"), strings.Contains(msg, "403"):
-		return "the hub refused access (gated model? set HF_TOKEN)"
-	}
-	return oneLine(msg)
-}
-
-// offlineHint points at the built-in tokenizer when the hub was out of
-// reach.
-func offlineHint(err error) string {
-	if tokenizerFailure(err) == "not in the Hugging Face cache, and the hub could not be reached" {
-		return " (offline? --tokenizer builtin:gpt2 is GPT-2's tokenizer built into llmbench; a tokenizer.json path works too)"
-	}
-	return ""
-}
-
-// datasetConfig maps the flags onto the dataset package's config.
-func (o *runOptions) datasetConfig(env *Env) (dataset.Config, error) {
-	c := o.f.ds
-	c.Hub = hfhub.FromEnv(env.Getenv)
-	if err := c.Validate(); err != nil {
-		return c, &UsageError{Err: err}
-	}
-	return c, nil
-}
-
-// buildRequests turns samples into backend requests with vLLM's request
-// ids, model names (LoRA round-robin), ignore_eos rule and extra body.
-func (o *runOptions) buildRequests(samples []dataset.Request, model, datasetName, prefix string) ([]backend.Request, error) {
-	f := &o.f
-	extra, err := o.extraBody()
-	if err != nil {
-		return nil, err
-	}
-	// vLLM forces ignore_eos for the random dataset on OpenAI-compatible
-	// backends so outputs run to max_tokens.
-	ignoreEOS := f.ignoreEOS
-	if (datasetName == dataset.Random || datasetName == dataset.TimedTrace) && o.openAICompatible() {
-		ignoreEOS = true
-	}
-	reqs := make([]backend.Request, len(samples))
-	for i, s := range samples {
-		m := model
-		if len(f.loraModules) > 0 {
-			m = f.loraModules[i%len(f.loraModules)]
-		}
-		reqs[i] = backend.Request{
-			Index:     i,
-			ID:        prefix + strconv.Itoa(i),
-			Model:     m,
-			Prompt:    s.Prompt,
-			PromptIDs: s.PromptIDs,
-			Messages:  s.Messages,
-			PromptLen: s.PromptLen,
-			MaxTokens: s.OutputLen,
-			IgnoreEOS: ignoreEOS,
-			ExtraBody: extra,
-		}
-	}
-	return reqs, nil
-}
-
-// requestIDPrefix is --request-id-prefix, or vLLM's random
-// "bench-XXXXXXXX-".
-func (o *runOptions) requestIDPrefix() string {
-	if p := o.f.requestIDPrefix; p != "" {
-		return p
-	}
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return "bench-" + hex.EncodeToString(b[:]) + "-"
-}
-
-// openAICompatible reports whether the requests go to an OpenAI-compatible
-// server (vLLM's rule for forcing ignore_eos), including SageMaker
-// containers that speak the OpenAI API.
-func (o *runOptions) openAICompatible() bool {
-	if o.f.backend != "sagemaker" {
-		return true
-	}
-	return strings.HasPrefix(o.sm.payloadFormat, "openai")
 }
 
 // prepareOutputDirs creates the folders the result and records files go
@@ -1008,7 +570,7 @@ func usersFilename(p *record.Params, users int) string {
 func (o *runOptions) closedLoopWords() string {
 	f := &o.f
 	s := fmt.Sprintf("%d users", f.users)
-	think, _ := load.ParseThink(f.thinkTime)
+	think := o.resolved.Load.Users.Think
 	if think.Max > 0 {
 		s += ", think time " + think.String()
 	} else {
@@ -1035,7 +597,7 @@ func (o *runOptions) closedLoopWords() string {
 // num_prompts then counts.
 func (o *runOptions) closedLoopObject(sent int) *report.Object {
 	f := &o.f
-	think, _ := load.ParseThink(f.thinkTime)
+	think := o.resolved.Load.Users.Think
 	x := report.NewObject()
 	x.Set("users", f.users)
 	x.Set("think_time", think.String())
@@ -1047,20 +609,4 @@ func (o *runOptions) closedLoopObject(sent int) *report.Object {
 	x.Set("dataset_prompts", f.ds.NumPrompts)
 	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, f.ds.NumPrompts))
 	return x
-}
-
-// arrivals is the arrival process the flags describe.
-func (o *runOptions) arrivals() load.Arrivals {
-	f := &o.f
-	a := load.Arrivals{
-		Rate:       float64(f.requestRate),
-		Burstiness: float64(f.burstiness),
-		Seed:       f.ds.Seed,
-	}
-	if f.rampUpStrategy != "" {
-		a.RampStrategy = f.rampUpStrategy
-		a.RampStartRPS = f.rampUpStartRPS.v
-		a.RampEndRPS = f.rampUpEndRPS.v
-	}
-	return a
 }
