@@ -87,8 +87,6 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 // render, finish. Each phase is a short function; the step itself
 // (internal/bench) knows nothing of flags or output.
 func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) error {
-	// demo's default cap (run's config caps were dropped when resolved).
-	o.dropClosedLoopCap(cmd, o.closedLoop(), env.Stderr)
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}

@@ -16,56 +16,57 @@ import (
 // printBanner prints what vLLM prints before the run. Python's str() of a
 // float is its repr ("inf", "10.0").
 func (o *runOptions) printBanner(out io.Writer) {
-	f := &o.f
-	if f.users > 0 {
+	l := &o.resolved.Load
+	if u := l.Users; u != nil {
 		// A closed loop has no request rate or burstiness: vLLM's lines
 		// would say "inf" and "Poisson process" of a run that had
 		// neither (issue 29).
 		fmt.Fprintf(out, "Closed loop: %s\n", o.closedLoopWords())
-		fmt.Fprintf(out, "Maximum request concurrency: %d\n", f.users)
+		fmt.Fprintf(out, "Maximum request concurrency: %d\n", u.Users)
 		return
 	}
+	a := &l.Arrivals
 	burstKind := "Gamma distribution"
-	if float64(f.burstiness) == 1 {
+	if a.Burstiness == 1 {
 		burstKind = "Poisson process"
 	}
 	conc := "None"
-	if f.maxConcurrency.set {
-		conc = strconv.Itoa(f.maxConcurrency.v)
+	if l.MaxConcurrency > 0 {
+		conc = strconv.Itoa(l.MaxConcurrency)
 	}
-	if f.rampUpStrategy != "" {
-		fmt.Fprintf(out, "Traffic ramp-up strategy: %s.\n", f.rampUpStrategy)
-		fmt.Fprintf(out, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", f.rampUpStartRPS.v, f.rampUpEndRPS.v)
+	if a.RampStrategy != "" {
+		fmt.Fprintf(out, "Traffic ramp-up strategy: %s.\n", a.RampStrategy)
+		fmt.Fprintf(out, "Will increase RPS from %d to %d RPS over the duration of the benchmark.\n", a.RampStartRPS, a.RampEndRPS)
 	} else {
-		fmt.Fprintf(out, "Traffic request rate: %s\n", report.PyRepr(float64(f.requestRate)))
+		fmt.Fprintf(out, "Traffic request rate: %s\n", report.PyRepr(a.Rate))
 	}
-	fmt.Fprintf(out, "Burstiness factor: %s (%s)\n", report.PyRepr(float64(f.burstiness)), burstKind)
+	fmt.Fprintf(out, "Burstiness factor: %s (%s)\n", report.PyRepr(a.Burstiness), burstKind)
 	fmt.Fprintf(out, "Maximum request concurrency: %s\n", conc)
 }
 
 // closedLoopWords describes a --users run: "16 users, think time
 // 1s-3s, 5 started per second, for 20s (the first 5s left out)".
 func (o *runOptions) closedLoopWords() string {
-	f := &o.f
-	s := fmt.Sprintf("%d users", f.users)
-	think := o.resolved.Load.Users.Think
-	if think.Max > 0 {
-		s += ", think time " + think.String()
+	sp := o.resolved
+	u := sp.Load.Users
+	s := fmt.Sprintf("%d users", u.Users)
+	if u.Think.Max > 0 {
+		s += ", think time " + u.Think.String()
 	} else {
 		s += ", no think time"
 	}
-	if f.spawnRate > 0 {
-		s += ", " + strconv.FormatFloat(f.spawnRate, 'f', -1, 64) + " started per second"
+	if u.SpawnRate > 0 {
+		s += ", " + strconv.FormatFloat(u.SpawnRate, 'f', -1, 64) + " started per second"
 	} else {
 		s += ", all started at once"
 	}
-	if f.duration > 0 {
-		s += ", for " + f.duration.String()
-		if f.warmupDuration > 0 {
-			s += " (the first " + f.warmupDuration.String() + " left out)"
+	if d := sp.Load.Duration; d > 0 {
+		s += ", for " + d.String()
+		if u.Warmup > 0 {
+			s += " (the first " + u.Warmup.String() + " left out)"
 		}
 	} else {
-		s += fmt.Sprintf(", %d requests", f.ds.NumPrompts)
+		s += fmt.Sprintf(", %d requests", sp.Dataset.NumPrompts)
 	}
 	return s
 }

@@ -158,17 +158,17 @@ func usersFilename(p *record.Params, users int) string {
 // --users run: what the run was (vLLM's keys cannot say it) and what
 // num_prompts then counts.
 func (o *runOptions) closedLoopObject(sent int) *report.Object {
-	f := &o.f
-	think := o.resolved.Load.Users.Think
+	sp := o.resolved
+	u := sp.Load.Users
 	x := report.NewObject()
-	x.Set("users", f.users)
-	x.Set("think_time", think.String())
-	x.Set("think_time_min_s", think.Min.Seconds())
-	x.Set("think_time_max_s", think.Max.Seconds())
-	x.Set("spawn_rate", f.spawnRate)
-	x.Set("duration_s", f.duration.Seconds())
-	x.Set("warmup_duration_s", f.warmupDuration.Seconds())
-	x.Set("dataset_prompts", f.ds.NumPrompts)
-	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, f.ds.NumPrompts))
+	x.Set("users", u.Users)
+	x.Set("think_time", u.Think.String())
+	x.Set("think_time_min_s", u.Think.Min.Seconds())
+	x.Set("think_time_max_s", u.Think.Max.Seconds())
+	x.Set("spawn_rate", u.SpawnRate)
+	x.Set("duration_s", sp.Load.Duration.Seconds())
+	x.Set("warmup_duration_s", u.Warmup.Seconds())
+	x.Set("dataset_prompts", sp.Dataset.NumPrompts)
+	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, sp.Dataset.NumPrompts))
 	return x
 }

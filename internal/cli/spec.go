@@ -77,6 +77,12 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 			return bench.Spec{}, &UsageError{Err: fmt.Errorf("--turn-think-time: %w", err)}
 		}
 	}
+	maxConc := o.maxConcurrencyOrZero()
+	if users != nil {
+		// A closed loop keeps its own requests in flight: demo's default
+		// cap (config caps were dropped when resolved) does not apply.
+		maxConc = 0
+	}
 	s := bench.Spec{
 		Endpoint: bench.Endpoint{
 			Kind: kind, BaseURL: o.baseURL(), Path: f.endpoint, PathGiven: cmd.Flags().Changed("endpoint"),
@@ -85,7 +91,7 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		},
 		Dataset:        f.ds,
 		Tokenizer:      bench.TokenizerChoice{Name: f.tokenizer, Revision: f.tokenizerRev, Mode: f.tokenizerMode, Skip: f.skipTokenizer},
-		Load:           bench.Load{Arrivals: arrivals, MaxConcurrency: o.maxConcurrencyOrZero(), Duration: f.duration, Users: users},
+		Load:           bench.Load{Arrivals: arrivals, MaxConcurrency: maxConc, Duration: f.duration, Users: users},
 		Request:        bench.RequestOptions{ExtraBody: extra, IgnoreEOS: f.ignoreEOS, LoRAModules: f.loraModules},
 		MultiTurn:      f.multiTurn,
 		TurnThink:      turnThink,
