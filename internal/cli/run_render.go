@@ -115,7 +115,7 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	}
 	writeSelfCheck(out, outcome)
 	o.srv.writeCheck(out)
-	if plan.Tokenizer == nil && !o.f.skipTokenizer {
+	if plan.Tokenizer == nil && !o.resolved.Tokenizer.Skip {
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
 	return nil

@@ -46,7 +46,7 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 	if plan.Kind == bench.SageMaker {
 		extra["sagemaker"] = o.sm.resultInfo()
 		wallEnd := outcome.Start.Add(outcome.Duration)
-		cw, cwErr := o.sm.cloudWatch(ctx, outcome.Start, wallEnd, len(outcome.Records)+o.f.numWarmups)
+		cw, cwErr := o.sm.cloudWatch(ctx, outcome.Start, wallEnd, len(outcome.Records)+o.resolved.NumWarmups)
 		if cwErr != nil {
 			fmt.Fprintln(ui.errw, "Warning: CloudWatch:", cwErr)
 		}
@@ -133,8 +133,8 @@ func (o *runOptions) resultName(p *record.Params) string {
 	if o.f.resultFilename != "" {
 		return o.f.resultFilename
 	}
-	if o.f.users > 0 {
-		return usersFilename(p, o.f.users)
+	if u := o.resolved.Load.Users; u != nil {
+		return usersFilename(p, u.Users)
 	}
 	return report.ResultFilename(p)
 }
