@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Split perf samples of a client process into categories of work, user
-and kernel apart, averaged over runs. Used for BENCHMARKS.md, "Framing in
-place". Each input is `perf script -F ip,sym` of a run recorded with
+and kernel apart, averaged over runs. Used for BENCHMARKS.md#framing-in-place
+and what followed. Each input is `perf script -F ip,sym` of a run recorded with
 
     perf record -e cpu-clock -F 20000 -g -o FILE.data CLIENT ...
     perf script -i FILE.data -F ip,sym > FILE.script

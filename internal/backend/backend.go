@@ -81,7 +81,7 @@ type Backend interface {
 // Bounds(t) is true when that timeout is at most t: the runner then puts
 // no deadline of its own on the request's context (a context and a timer
 // per request cost CPU at 1,000 streams; the OpenAI client bounds its
-// requests without either, BENCHMARKS.md "Cache lines per chunk").
+// requests without either, BENCHMARKS.md#cache-lines-per-chunk).
 type Bounder interface {
 	Bounds(timeout time.Duration) bool
 }
@@ -90,7 +90,7 @@ type Bounder interface {
 // offsets from the first: 8 bytes a chunk and nothing for the garbage
 // collector to scan, where a []time.Time takes 24 and a pointer each. At
 // 1,000 streams the stamps built at the end of every answer were the
-// run's last rise in memory (BENCHMARKS.md, "Stamps as offsets"). Each
+// run's last rise in memory (BENCHMARKS.md#stamps-as-offsets). Each
 // stamp is the same instant it was taken: base.Add keeps the monotonic
 // reading. The zero value is empty.
 type Stamps struct {

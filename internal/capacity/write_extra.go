@@ -3,7 +3,6 @@ package capacity
 import (
 	"fmt"
 	"io"
-	"strings"
 )
 
 // hasUtilization reports whether any step carries utilisation figures.
@@ -26,92 +25,6 @@ var utilColumns = []struct {
 	{"gpu_pct", "GPU %", func(u *Utilization) *float64 { return u.GPUPct }},
 	{"gpu_memory_pct", "GPU mem %", func(u *Utilization) *float64 { return u.GPUMemoryPct }},
 	{"disk_pct", "disk %", func(u *Utilization) *float64 { return u.DiskPct }},
-}
-
-// extraColumns are the CSV's optional columns: usd_per_hour,
-// usd_per_request, usd_per_1m_output_tokens when the sweep is priced;
-// cpu_pct, memory_pct, gpu_pct, gpu_memory_pct, disk_pct and
-// utilization_normalized when any step has utilisation.
-func extraColumns(s *Sweep) []string {
-	var out []string
-	if s.Pricing != nil {
-		out = append(out, "usd_per_hour", "usd_per_request", "usd_per_1m_output_tokens")
-	}
-	if hasUtilization(s) {
-		for _, c := range utilColumns {
-			out = append(out, c.csv)
-		}
-		out = append(out, "utilization_normalized")
-	}
-	return out
-}
-
-// extraCells are r's values of extraColumns.
-func extraCells(s *Sweep, r *Row) []string {
-	var out []string
-	if s.Pricing != nil {
-		out = append(out, optF(r.USDPerHour), optF(r.USDPerRequest), optF(r.USDPer1MOutputTokens))
-	}
-	if hasUtilization(s) {
-		u := r.Utilization
-		for _, c := range utilColumns {
-			if u == nil {
-				out = append(out, "")
-			} else {
-				out = append(out, optF(c.get(u)))
-			}
-		}
-		if u == nil {
-			out = append(out, "")
-		} else {
-			out = append(out, fmt.Sprint(u.Normalized))
-		}
-	}
-	return out
-}
-
-// extraHead is the text table's optional header: $/hour, $/request and
-// $ per 1M output tokens when priced, then the utilisation columns.
-func extraHead(s *Sweep) string {
-	var b strings.Builder
-	if s.Pricing != nil {
-		fmt.Fprintf(&b, " %8s %10s %9s", "$/hour", "$/request", "$/1M out")
-	}
-	if hasUtilization(s) {
-		for _, c := range utilColumns {
-			fmt.Fprintf(&b, " %9s", c.head)
-		}
-	}
-	return b.String()
-}
-
-// extraText is r's part of the text table under extraHead ("-" for an
-// unknown figure).
-func extraText(s *Sweep, r *Row) string {
-	var b strings.Builder
-	if s.Pricing != nil {
-		fmt.Fprintf(&b, " %8s %10s %9s", money(r.USDPerHour, 3), money(r.USDPerRequest, 6), money(r.USDPer1MOutputTokens, 3))
-	}
-	if hasUtilization(s) {
-		for _, c := range utilColumns {
-			v := "-"
-			if r.Utilization != nil {
-				if p := c.get(r.Utilization); p != nil {
-					v = fmt.Sprintf("%.1f", *p)
-				}
-			}
-			fmt.Fprintf(&b, " %9s", v)
-		}
-	}
-	return b.String()
-}
-
-// money formats USD with prec decimals; "-" when unknown.
-func money(v *float64, prec int) string {
-	if v == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%.*f", prec, *v)
 }
 
 // writeAtSLA writes the capacity at the largest load under the SLA

@@ -82,7 +82,7 @@ SLA is listed as such and never recommended.`,
 			return o.run(env, args)
 		},
 	}
-	cmd.Flags().StringVar(&o.format, "format", "table", "output: table or json")
+	cmd.Flags().StringVar(&o.format, "format", "table", "output: table, json or csv")
 	cmd.Flags().StringArrayVar(&o.bounds, "fail-if", nil, "exit 1 if a later file crosses KEY>BOUND or KEY<BOUND (+10% or 250); repeatable")
 	cmd.Flags().StringVar(&o.htmlPath, "html", "", "also write the comparison as an HTML report with charts")
 	cmd.Flags().Float64Var(&o.alpha, "alpha", report.DefaultAlpha, "significance level: a change is called when its p-value is under it; 1 = no tests, plain thresholds")
@@ -104,8 +104,8 @@ type compareOptions struct {
 // run compares result files (Δ%, --fail-if, --html) or sweep files
 // (candidates, --need-users/--need-rps), by the files' content.
 func (o *compareOptions) run(env *Env, args []string) error {
-	if o.format != "table" && o.format != "json" {
-		return usageErrorf("--format %q: want table or json", o.format)
+	if o.format != "table" && o.format != "json" && o.format != "csv" {
+		return usageErrorf("--format %q: want table, json or csv", o.format)
 	}
 	if !(o.alpha > 0 && o.alpha <= 1) {
 		return usageErrorf("--alpha %g: want a level in (0, 1], e.g. 0.05 (1 turns the tests off)", o.alpha)
@@ -127,9 +127,12 @@ func (o *compareOptions) run(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		err = report.WriteComparisonJSON(env.Stdout, cmp, crossed)
-	} else {
+	case "csv":
+		err = report.WriteComparisonCSV(env.Stdout, cmp)
+	default:
 		err = report.WriteComparisonTable(env.Stdout, cmp)
 	}
 	if err != nil {
@@ -186,8 +189,11 @@ func compareSweeps(env *Env, paths []string, need capacity.Need, format string) 
 		files[i] = f
 	}
 	ch := capacity.Choose(report.SweepCandidates(files), need)
-	if format == "json" {
+	switch format {
+	case "json":
 		return report.WriteChoiceJSON(env.Stdout, ch)
+	case "csv":
+		return report.WriteChoiceCSV(env.Stdout, ch)
 	}
 	return report.WriteChoiceTable(env.Stdout, ch)
 }

@@ -207,7 +207,7 @@ func TestCompareBadInput(t *testing.T) {
 		{"bad bound", []string{"compare", a, a, "--fail-if", "p99_ttft_ms=10%"}, "want KEY>BOUND"},
 		{"bad bound number", []string{"compare", a, a, "--fail-if", "p99_ttft_ms>ten%"}, `bound "ten" is not a number`},
 		{"unknown key", []string{"compare", a, a, "--fail-if", "p99_foo_ms>1"}, "has no numeric p99_foo_ms"},
-		{"bad format", []string{"compare", a, a, "--format", "csv"}, `--format "csv"`},
+		{"bad format", []string{"compare", a, a, "--format", "xml"}, `--format "xml"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -283,6 +283,11 @@ func TestCompareLabelsAndInterrupted(t *testing.T) {
 	_, out, _ = mcRun(t, "compare", a, b, "--format", "json", "--alpha", "1")
 	if !strings.Contains(out, `"interrupted": true`) {
 		t.Errorf("JSON does not mark the interrupted run:\n%s", out)
+	}
+	// CSV: the same table for a spreadsheet, a column per result key.
+	code, out, errOut = mcRun(t, "compare", a, b, "--format", "csv", "--alpha", "1")
+	if code != 0 || !strings.HasPrefix(out, "key,metric,base,cand,cand delta_pct\ncompleted,Successful requests,") {
+		t.Errorf("--format csv: exit %d, %s\n%s", code, errOut, out)
 	}
 }
 

@@ -105,7 +105,7 @@ func fidelity(t *testing.T, srv *sim.Running, prefix string, recs []record.Recor
 // late stamps pile up, so the high side is loose — with 1-byte parts
 // under -race beside two other test binaries (load 16 on 2 cores) the
 // SageMaker client's mean ITL was seen at 1.8x the server's. How close
-// the client gets is measured by scripts/bench-fidelity, not here.
+// the client gets is measured by `llmbench calibrate`, not here.
 const fidelityLow, fidelityHigh = 0.5, 3.0
 
 // checkFidelity asserts mean ITL and TPOT within [fidelityLow,

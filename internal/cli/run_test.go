@@ -19,6 +19,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 	"github.com/llmbench/llmbench/internal/tokenizer/tokenizertest"
 )
@@ -34,24 +35,7 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 // startSim starts a fast fixed-mode simulator that keeps its ground truth.
 func startSim(t *testing.T, mod func(*sim.Config)) *sim.Running {
 	t.Helper()
-	cfg := sim.DefaultConfig()
-	cfg.Mode = sim.ModeFixed
-	cfg.TTFT = 2 * time.Millisecond
-	cfg.ITL = time.Millisecond
-	cfg.KeepTruth = true
-	if mod != nil {
-		mod(&cfg)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := sim.Start(ctx, cfg, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = srv.Stop(context.Background())
-	})
-	return srv
+	return simtest.Start(t, simtest.Fixed(2*time.Millisecond, time.Millisecond), simtest.KeepTruth(), simtest.With(mod))
 }
 
 // readResult loads a saved result JSON (one object).

@@ -19,8 +19,9 @@ import (
 // median within 50 ms (half the entries' spacing, so a schedule off by
 // one entry fails) and none beyond a gross bound that only a stalled or
 // drifting dispatcher breaks. (On a quiet machine every request lands
-// within 5 ms — 3.4 ms at most measured; see BENCHMARKS.md — but a test
-// beside a busy build saw 210 ms, so the figure is measured, not asserted.)
+// within 5 ms — 3.4 ms at most measured, in
+// BENCHMARKS.md#replaying-a-timed-trace-on-schedule — but a test beside a
+// busy build saw 210 ms, so the figure is measured, not asserted.)
 func TestRunTimedTraceOnSchedule(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, nil)

@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // TableRegion and TableAsOf say where and when the built-in prices apply.
@@ -42,11 +44,11 @@ type Price struct {
 	VCPUs, GPUCount int
 }
 
-// table: on-demand SageMaker real-time inference prices in us-east-1 as
+// prices: on-demand SageMaker real-time inference prices in us-east-1 as
 // published on aws.amazon.com/sagemaker/pricing around TableAsOf (USD per
 // instance-hour), with each type's vCPUs and GPUs. Approximate: check the pricing page for your region and
 // date, and pass --price-per-hour to override.
-var table = []Price{
+var prices = []Price{
 	{"ml.g4dn.xlarge", 0.736, "1x T4", 4, 1},
 	{"ml.g4dn.2xlarge", 1.053, "1x T4", 8, 1},
 	{"ml.g4dn.12xlarge", 4.89, "4x T4", 48, 4},
@@ -68,7 +70,7 @@ var table = []Price{
 
 // Table returns the built-in prices, sorted by instance type.
 func Table() []Price {
-	out := append([]Price(nil), table...)
+	out := append([]Price(nil), prices...)
 	sort.Slice(out, func(i, j int) bool { return out[i].InstanceType < out[j].InstanceType })
 	return out
 }
@@ -80,7 +82,7 @@ func Lookup(instanceType string) (Price, bool) {
 	if !strings.HasPrefix(name, "ml.") {
 		name = "ml." + name
 	}
-	for _, p := range table {
+	for _, p := range prices {
 		if p.InstanceType == name {
 			return p, true
 		}
@@ -188,20 +190,28 @@ func Compute(instanceType string, pricePerHour float64, instanceCount int, durat
 	return e, nil
 }
 
-// Write prints the estimate as a section in vLLM's table style.
-func (e *Estimate) Write(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	line := func(label, v string) { fmt.Fprintf(bw, "%-40s %-10s\n", label, v) }
-	fmt.Fprintln(bw, center("Cost (approximate)"))
+// Table is the estimate as a section of vLLM's console layout.
+func (e *Estimate) Table() *table.Table {
+	t := table.NewLabelled("Cost (approximate)")
 	inst := e.InstanceType
 	if inst == "" {
 		inst = "instance"
 	}
-	line("Instance:", fmt.Sprintf("%s x%d @ $%s/h", inst, e.InstanceCount, strconv.FormatFloat(e.PricePerHourUSD, 'f', -1, 64)))
-	line("Price source:", e.PriceSource)
-	line("Cost of the run (USD):", strconv.FormatFloat(e.CostUSD, 'f', 4, 64))
-	line("Cost per request (USD):", opt(e.USDPerRequest, 6))
-	line("Cost per 1M output tokens (USD):", opt(e.USDPerMillionOutputTokens, 4))
+	t.Add("Instance:", fmt.Sprintf("%s x%d @ $%s/h", inst, e.InstanceCount, strconv.FormatFloat(e.PricePerHourUSD, 'f', -1, 64)))
+	t.Add("Price source:", e.PriceSource)
+	t.Add("Cost of the run (USD):", strconv.FormatFloat(e.CostUSD, 'f', 4, 64))
+	t.Add("Cost per request (USD):", opt(e.USDPerRequest, 6))
+	t.Add("Cost per 1M output tokens (USD):", opt(e.USDPerMillionOutputTokens, 4))
+	return t
+}
+
+// Write prints the estimate as a section in vLLM's table style.
+func (e *Estimate) Write(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, l := range table.SectionLines(e.Table(), '-') {
+		bw.WriteString(l)
+		bw.WriteByte('\n')
+	}
 	return bw.Flush()
 }
 
@@ -222,15 +232,4 @@ func opt(v *float64, prec int) string {
 		return "n/a"
 	}
 	return strconv.FormatFloat(*v, 'f', prec, 64)
-}
-
-// center is Python's "{:-^50}".format(s), as vLLM's section headers.
-func center(s string) string {
-	const width = 50
-	n := len(s)
-	if n >= width {
-		return s
-	}
-	left := (width - n) / 2
-	return strings.Repeat("-", left) + s + strings.Repeat("-", width-n-left)
 }

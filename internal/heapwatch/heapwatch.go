@@ -1,6 +1,8 @@
 // Package heapwatch samples the process's live heap while a benchmark
-// runs, for the peak-memory figures in BENCHMARKS.md. It is for
-// benchmarks and tests only: the sampler wakes every millisecond.
+// runs, for the peak-memory figures in
+// BENCHMARKS.md#memory-of-a-response-that-never-ends and
+// BENCHMARKS.md#tokenizer-memory-on-a-long-text. It is for benchmarks and
+// tests only: the sampler wakes every millisecond.
 package heapwatch
 
 import (

@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // serverMetricsKey is the llmbench object's key of the server's own
@@ -146,10 +147,10 @@ func ServerTimeCharts(run *Run) []Chart {
 // serverTable is the run page's "Server Specifics" table: the summary of
 // the server's metrics and the URLs read (the families and their samples
 // are in the result file and drawn above).
-func serverTable(run *Run) (Table, bool) {
+func serverTable(run *Run) (table.Table, bool) {
 	sm := serverMetricsOf(run)
 	if sm == nil {
-		return Table{}, false
+		return table.Table{}, false
 	}
 	keep := map[string]any{}
 	if s, ok := sm["summary"]; ok {

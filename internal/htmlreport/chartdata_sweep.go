@@ -9,7 +9,7 @@ import (
 func stepSeries(sw *Sweep, key, name string, color int, dashed bool) Series {
 	s := Series{Name: name, Dots: true, Color: color, Dashed: dashed}
 	for i := range sw.Steps {
-		if v, ok := stepValue(&sw.Steps[i], key); ok {
+		if v, ok := sw.Steps[i].Figure(key); ok {
 			s.XY = append(s.XY, [2]float64{sw.Steps[i].Load, v})
 		}
 	}
@@ -71,7 +71,7 @@ func SweepCharts(sw *Sweep) []Chart {
 		Series:  []Series{stepSeries(sw, "output_throughput", "output throughput", 0, false)}, VMarks: loadMarks(sw)}
 	for i := range sw.Steps {
 		if st := &sw.Steps[i]; st.HarnessLimited {
-			v, _ := stepValue(st, "output_throughput")
+			v, _ := st.Figure("output_throughput")
 			tp.Points = append(tp.Points, Point{X: st.Load, Y: v, Label: "harness-limited"})
 		}
 	}
@@ -81,8 +81,8 @@ func SweepCharts(sw *Sweep) []Chart {
 		s := Series{Name: strings.TrimSuffix(key, "_per_user_tps"), Dots: true, Color: i, Dashed: i == 1}
 		for j := range sw.Steps {
 			st := &sw.Steps[j]
-			x, okX := stepValue(st, "output_throughput")
-			y, okY := stepValue(st, key)
+			x, okX := st.Figure("output_throughput")
+			y, okY := st.Figure(key)
 			if okX && okY {
 				s.XY = append(s.XY, [2]float64{x, y})
 				if i == 0 {

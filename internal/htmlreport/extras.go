@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // extraLabels name the keys of the result's llmbench object (see
@@ -62,13 +63,12 @@ const perUserPercentiles = "pNN_per_user_tps"
 // Figure (what it is, with its unit), Value, and Key (where it sits in
 // the result JSON). A latency summary ({n, mean_ms, ...}) is one row; so
 // is a count by name (error classes, token count sources) and each turn.
-func extrasTable(title string, obj map[string]any) Table {
-	t := Table{Title: title, Header: []string{"Figure", "Value", "Key"}}
+func extrasTable(title string, obj map[string]any) table.Table {
+	t := newTable(title, "Figure", "Value", "Key")
 	done := map[string]bool{}
 	row := func(key, label string, v any) {
 		done[key] = true
-		text, cls := extraValue(key, v)
-		t.Rows = append(t.Rows, []Cell{{Text: label}, {Text: text, Class: cls}, {Text: key}})
+		t.Rows = append(t.Rows, []table.Cell{table.Words(label), extraValue(key, v), table.Words(key)})
 	}
 	for _, l := range extraLabels {
 		if l.key == perUserPercentiles {
@@ -174,45 +174,45 @@ func intervalsText(m map[string]any) string {
 	return out
 }
 
-// extraValue is a value's cell text and class: numbers as compare prints
+// extraValue is a value's cell: numbers as compare prints
 // them, a share of cores in percent, a summary as "mean 1.2 · median ...
 // (n 60)", counts by name as "name 3, other 1", lists joined by "; ".
-func extraValue(key string, v any) (string, string) {
+func extraValue(key string, v any) table.Cell {
 	switch x := v.(type) {
 	case json.Number:
 		if key == "self_check.cpu_utilization" {
 			f, _ := x.Float64()
-			return strconv.FormatFloat(100*f, 'f', 1, 64) + " %", "num"
+			return table.Figure(strconv.FormatFloat(100*f, 'f', 1, 64) + " %")
 		}
-		return numText(x), "num"
+		return table.Figure(numText(x))
 	case bool:
 		if x {
-			return "yes", ""
+			return table.Words("yes")
 		}
-		return "no", ""
+		return table.Words("no")
 	case nil:
-		return "null", ""
+		return table.Words("null")
 	case string:
-		return x, ""
+		return table.Words(x)
 	case map[string]any:
 		if len(x) == 0 {
-			return "none", ""
+			return table.Words("none")
 		}
 		if isStats(x) {
-			return statsText(x), ""
+			return table.Words(statsText(x))
 		}
 		if isIntervals(x) {
-			return intervalsText(x), ""
+			return table.Words(intervalsText(x))
 		}
 		parts := make([]string, 0, len(x))
 		for _, k := range sortedKeys(x) {
-			t, _ := extraValue("", x[k])
+			t := extraValue("", x[k]).Text
 			parts = append(parts, k+" "+t)
 		}
-		return strings.Join(parts, ", "), ""
+		return table.Words(strings.Join(parts, ", "))
 	case []any:
 		if len(x) == 0 {
-			return "none", ""
+			return table.Words("none")
 		}
 		parts := make([]string, len(x))
 		for i, e := range x {
@@ -220,11 +220,11 @@ func extraValue(key string, v any) (string, string) {
 				parts[i] = turnText(m)
 				continue
 			}
-			parts[i], _ = extraValue("", e)
+			parts[i] = extraValue("", e).Text
 		}
-		return strings.Join(parts, "; "), ""
+		return table.Words(strings.Join(parts, "; "))
 	}
-	return fmt.Sprint(v), ""
+	return table.Words(fmt.Sprint(v))
 }
 
 // numText prints a number as compare's tables do.

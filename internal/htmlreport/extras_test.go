@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/llmbench/llmbench/internal/table"
 	"strings"
 	"testing"
 )
@@ -61,7 +62,7 @@ func TestExtrasTable(t *testing.T) {
 		t.Errorf("order\n%s\nwant\n%s", g, want)
 	}
 	var buf bytes.Buffer
-	if err := WriteText(&buf, &Page{Sections: []Section{{After: []Table{tab}}}}); err != nil {
+	if err := WriteText(&buf, &Page{Sections: []Section{{After: []table.Table{tab}}}}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "Figure") {

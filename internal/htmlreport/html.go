@@ -8,12 +8,16 @@ import (
 
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 //go:embed report.html.tmpl
 var pageTemplate string
 
-var tmpl = template.Must(template.New("report").Parse(pageTemplate))
+var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{"table": tableHTML}).Parse(pageTemplate))
+
+// tableHTML is a section's table as HTML.
+func tableHTML(t table.Table) (template.HTML, error) { return table.HTML(&t) }
 
 // htmlSection is a Section with its charts drawn.
 type htmlSection struct {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // Options tune the pages.
@@ -41,24 +42,24 @@ type Section struct {
 	Verdict string
 	// Crossed are the --fail-if reasons.
 	Crossed []string
-	Tables  []Table
+	Tables  []table.Table
 	Charts  []Chart
 	// After are tables shown below the charts (details).
-	After []Table
+	After []table.Table
 }
 
-// Table is a titled table of text cells.
-type Table struct {
-	Title  string
-	Header []string
-	Rows   [][]Cell
-}
-
-// Cell is one table cell; Class is a CSS class ("num", "crossed",
-// "pass", "fail") or "".
-type Cell struct {
-	Text  string
-	Class string
+// newTable is a page table: the first column's header left, the others'
+// right (over figures), keyed by their headers.
+func newTable(title string, headers ...string) table.Table {
+	t := table.Table{Title: title}
+	for i, h := range headers {
+		align := table.Right
+		if i == 0 {
+			align = table.Left
+		}
+		t.AddColumn(h, h, align)
+	}
+	return t
 }
 
 // Build loads the files and arranges them into a page: each sweep file
@@ -127,12 +128,12 @@ func valueText(f *report.CompareFile, key string) (string, bool) {
 }
 
 // headlineTable is the run's result table: vLLM's figures in its order.
-func headlineTable(f *report.CompareFile) Table {
-	t := Table{Title: "Serving benchmark result", Header: []string{"Metric", "Value"}}
+func headlineTable(f *report.CompareFile) table.Table {
+	t := newTable("Serving benchmark result", "Metric", "Value")
 	rows := append(append([]report.CompareRow{}, headlineRows...), report.CompareRows([]*report.CompareFile{f})...)
 	for _, r := range rows {
 		if s, ok := valueText(f, r.Key); ok {
-			t.Rows = append(t.Rows, []Cell{{Text: r.Label}, {Text: s, Class: "num"}})
+			t.Rows = append(t.Rows, []table.Cell{table.Words(r.Label), table.Figure(s)})
 		}
 	}
 	return t
@@ -179,14 +180,14 @@ func runSection(run *Run) Section {
 }
 
 // flatTable lists a nested JSON object as dotted keys and values.
-func flatTable(title string, obj map[string]any) Table {
-	t := Table{Title: title, Header: []string{"Key", "Value"}}
+func flatTable(title string, obj map[string]any) table.Table {
+	t := newTable(title, "Key", "Value")
 	var walk func(prefix string, v any)
 	walk = func(prefix string, v any) {
 		switch x := v.(type) {
 		case map[string]any:
 			if len(x) == 0 {
-				t.Rows = append(t.Rows, []Cell{{Text: prefix}, {Text: "none"}})
+				t.Rows = append(t.Rows, []table.Cell{table.Words(prefix), table.Words("none")})
 			}
 			for _, k := range sortedKeys(x) {
 				walk(strings.TrimPrefix(prefix+"."+k, "."), x[k])
@@ -200,14 +201,14 @@ func flatTable(title string, obj map[string]any) Table {
 			if text == "" {
 				text = "none"
 			}
-			t.Rows = append(t.Rows, []Cell{{Text: prefix}, {Text: text}})
+			t.Rows = append(t.Rows, []table.Cell{table.Words(prefix), table.Words(text)})
 		case nil:
-			t.Rows = append(t.Rows, []Cell{{Text: prefix}, {Text: "null"}})
+			t.Rows = append(t.Rows, []table.Cell{table.Words(prefix), table.Words("null")})
 		case json.Number:
 			tmp := report.CompareFile{Values: map[string]any{"v": x}}
-			t.Rows = append(t.Rows, []Cell{{Text: prefix}, {Text: tmp.Text("v"), Class: "num"}})
+			t.Rows = append(t.Rows, []table.Cell{table.Words(prefix), table.Figure(tmp.Text("v"))})
 		default:
-			t.Rows = append(t.Rows, []Cell{{Text: prefix}, {Text: fmt.Sprint(x), Class: "num"}})
+			t.Rows = append(t.Rows, []table.Cell{table.Words(prefix), table.Figure(fmt.Sprint(x))})
 		}
 	}
 	walk("", obj)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/plan"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // planFile reads path as a plan file (what "llmbench plan" saves, told by
@@ -58,50 +59,26 @@ func planSection(path string, p *plan.Plan) Section {
 		}
 	}
 	s.Notes = append(s.Notes, p.Notes...)
-	s.Tables = append(s.Tables, planCandidatesTable(p))
+	s.Tables = append(s.Tables, *plan.CandidatesTable(p, true))
 	if t, ok := planSettingsTable(p); ok {
 		s.Tables = append(s.Tables, t)
 	}
 	s.Charts = PlanCharts(p)
-	if t, ok := planSlotsTable(p); ok {
-		s.After = append(s.After, t)
+	if t := plan.SlotsTable(p, true); t != nil {
+		s.After = append(s.After, *t)
 	}
 	return s
 }
 
-// planCandidatesTable is one row per candidate with its day's costs.
-func planCandidatesTable(p *plan.Plan) Table {
-	t := Table{Title: "Candidates", Header: []string{"Candidate", "Max load under SLA", "Planned / replica", "$/hour", "Peak replicas",
-		"Min replicas", "Peak $/hour", "Static $/month", "Autoscaled $/month", "Overrun user-min/day", "Verdict"}}
-	for i := range p.Candidates {
-		c := &p.Candidates[i]
-		verdict, class := "ok", "num"
-		switch {
-		case p.Recommendation != nil && p.Recommendation.Label == c.Label:
-			verdict, class = "RECOMMENDED", "pass"
-		case !c.Eligible:
-			verdict, class = c.Reason, "fail"
-		}
-		rep, minRep, over := "-", "-", "-"
-		if len(c.Slots) > 0 {
-			rep, minRep, over = strconv.Itoa(c.PeakReplicas), strconv.Itoa(c.MinReplicas), fmt.Sprintf("%.1f", c.SLAOverrunUserMinutes)
-		}
-		t.Rows = append(t.Rows, []Cell{{Text: c.Label}, numCell(optG(c.MaxLoadUnderSLA)), numCell(optG(c.PlannedLoadPerReplica)),
-			numCell(optUSD(c.PricePerHour)), numCell(rep), numCell(minRep), numCell(optUSD(c.PeakCostPerHour)),
-			numCell(optUSD(c.StaticCostPerMonth)), numCell(optUSD(c.AutoscaledCostPerMonth)), numCell(over), {Text: verdict, Class: class}})
-	}
-	return t
-}
-
 // planSettingsTable is the autoscaler settings that realise the
 // recommendation; false without one.
-func planSettingsTable(p *plan.Plan) (Table, bool) {
+func planSettingsTable(p *plan.Plan) (table.Table, bool) {
 	if p.HPA == nil || p.SageMaker == nil {
-		return Table{}, false
+		return table.Table{}, false
 	}
 	h, sm := p.HPA, p.SageMaker
 	tt := &sm.PutScalingPolicy.TargetTrackingScalingPolicyConfiguration
-	t := Table{Title: "Autoscaler settings for " + h.Label, Header: []string{"Setting", "Value"}}
+	t := newTable("Autoscaler settings for "+h.Label, "Setting", "Value")
 	for _, r := range [][2]string{
 		{"Kubernetes HPA averageValue (requests in flight per pod)", fmtG(h.AverageValue)},
 		{"… where a whole number is needed (rounded down)", strconv.Itoa(h.AverageValueInteger)},
@@ -111,36 +88,7 @@ func planSettingsTable(p *plan.Plan) (Table, bool) {
 		{"SageMaker min – max capacity", fmt.Sprintf("%d – %d", sm.MinCapacity, sm.MaxCapacity)},
 		{"SageMaker ScaleInCooldown / ScaleOutCooldown (s)", fmt.Sprintf("%d / %d", tt.ScaleInCooldown, tt.ScaleOutCooldown)},
 	} {
-		t.Rows = append(t.Rows, []Cell{{Text: r[0]}, numCell(r[1])})
-	}
-	return t, true
-}
-
-// planSlotsTable is the day slot by slot: the demand and each planned
-// candidate's replicas and cost per hour.
-func planSlotsTable(p *plan.Plan) (Table, bool) {
-	planned := plannedCandidates(p)
-	if len(planned) == 0 {
-		return Table{}, false
-	}
-	t := Table{Title: "Replicas per slot", Header: []string{"Time", "Users"}}
-	rps := planned[0].Slots[0].RequestsPerS != nil
-	if rps {
-		t.Header = append(t.Header, "Requests/s")
-	}
-	for _, c := range planned {
-		t.Header = append(t.Header, c.Label+" replicas", c.Label+" $/hour", c.Label+" overrun user-min")
-	}
-	for i, sl := range planned[0].Slots {
-		row := []Cell{{Text: sl.Time}, numCell(fmt.Sprintf("%.1f", sl.Users))}
-		if rps {
-			row = append(row, numCell(fmtG(*sl.RequestsPerS)))
-		}
-		for _, c := range planned {
-			cs := &c.Slots[i]
-			row = append(row, numCell(strconv.Itoa(cs.Replicas)), numCell(optUSD(cs.CostPerHour)), numCell(fmt.Sprintf("%.1f", cs.SLAOverrunUserMinutes)))
-		}
-		t.Rows = append(t.Rows, row)
+		t.Rows = append(t.Rows, []table.Cell{table.Words(r[0]), table.Figure(r[1])})
 	}
 	return t, true
 }
@@ -254,8 +202,6 @@ func chartID(label string) string {
 	return string(b)
 }
 
-func numCell(text string) Cell { return Cell{Text: text, Class: "num"} }
-
 func fmtG(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func optG(v *float64) string {
@@ -263,21 +209,4 @@ func optG(v *float64) string {
 		return "-"
 	}
 	return fmtG(*v)
-}
-
-// optUSD is a price with two decimals and thousands separators ("-" for
-// none): 10220 is "10,220.00".
-func optUSD(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	whole, frac, _ := strings.Cut(strconv.FormatFloat(*v, 'f', 2, 64), ".")
-	var b strings.Builder
-	for i, ch := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 && ch != '-' && whole[i-1] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	return b.String() + "." + frac
 }

@@ -17,7 +17,7 @@ func TestStepsTableVerdict(t *testing.T) {
 		{Load: 4, SLAPass: &no, SLAVerdict: capacity.VerdictFail},
 		{Load: 8},
 	}}}
-	tb := stepsTable(sw)
+	tb := capacity.StepTable(sw.Sweep, capacity.StepPage)
 	want := []string{"pass", "unresolved", "fail", "-"}
 	for i, r := range tb.Rows {
 		if got := r[len(r)-1].Text; got != want[i] {

@@ -1,6 +1,9 @@
 package htmlreport
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/llmbench/llmbench/internal/capacity"
 )
 
@@ -22,28 +25,6 @@ func readSweep(path string) (*Sweep, error) {
 	return &Sweep{Path: path, Sweep: s}, nil
 }
 
-// stepValue is a step's figure for a result key: the step's metrics
-// (every numeric result key, see capacity.Row.Metrics), else its cost
-// figures, which live beside them; ok false when the step lacks it.
-func stepValue(r *capacity.Row, key string) (float64, bool) {
-	if v, ok := r.Value(key); ok {
-		return v, true
-	}
-	var p *float64
-	switch key {
-	case "usd_per_1m_output_tokens":
-		p = r.USDPer1MOutputTokens
-	case "usd_per_request":
-		p = r.USDPerRequest
-	case "usd_per_hour":
-		p = r.USDPerHour
-	}
-	if p == nil {
-		return 0, false
-	}
-	return *p, true
-}
-
 // LoadUnit names the sweep's load axis with its unit.
 func (sw *Sweep) LoadUnit() string {
 	switch sw.LoadKind {
@@ -53,4 +34,31 @@ func (sw *Sweep) LoadUnit() string {
 		return "users (closed loop)"
 	}
 	return "max concurrency (requests)"
+}
+
+// sweepSection is the sweep page: verdict, SLA, steps and charts.
+func sweepSection(sw *Sweep) Section {
+	s := Section{Kind: "sweep", Title: "Sweep: " + sw.LoadUnit(), Files: []string{sw.Path}, Verdict: sw.Verdict}
+	var terms []string
+	for _, t := range sw.SLA {
+		terms = append(terms, fmt.Sprintf("%s %s %g", t.Key, t.Op, t.Value))
+	}
+	if len(terms) > 0 {
+		s.Notes = append(s.Notes, "SLA: "+strings.Join(terms, " and ")+".")
+	}
+	if l := sw.MaxLoadUnderSLA.Load; l != nil {
+		b := ""
+		if sw.MaxLoadUnderSLA.Binding != nil {
+			b = " (binding: " + *sw.MaxLoadUnderSLA.Binding + ")"
+		}
+		s.Notes = append(s.Notes, fmt.Sprintf("Max load under the SLA: %g%s.", *l, b))
+	} else if len(terms) > 0 {
+		s.Notes = append(s.Notes, "No step met the SLA.")
+	}
+	if sw.Saturation != nil {
+		s.Notes = append(s.Notes, fmt.Sprintf("Saturation at load %g (%.1f output tokens/s): %s.", sw.Saturation.Load, sw.Saturation.OutputThroughput, sw.Saturation.Rule))
+	}
+	s.Tables = append(s.Tables, *capacity.StepTable(sw.Sweep, capacity.StepPage))
+	s.Charts = SweepCharts(sw)
+	return s
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // textBins and textBarWidth size the text histograms.
@@ -59,44 +61,12 @@ func WriteTextFiles(w io.Writer, paths []string, opt Options) error {
 	return WriteText(w, p)
 }
 
-// writeTextTable writes a table with aligned columns (numbers right).
-func writeTextTable(w *bufio.Writer, t *Table) {
+// writeTextTable writes a table's title and its lines (numbers right).
+func writeTextTable(w *bufio.Writer, t *table.Table) {
 	fmt.Fprintf(w, "\n%s\n", t.Title)
-	widths := make([]int, len(t.Header))
-	for i, h := range t.Header {
-		widths[i] = len([]rune(h))
-	}
-	for _, r := range t.Rows {
-		for i, c := range r {
-			if i < len(widths) {
-				widths[i] = max(widths[i], len([]rune(c.Text)))
-			}
-		}
-	}
-	line := func(cells []string, right func(int) bool) {
-		for i, c := range cells {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			if i > 0 {
-				w.WriteString("  ")
-			}
-			if right(i) {
-				w.WriteString(pad + c)
-			} else {
-				w.WriteString(c + pad)
-			}
-		}
-		w.WriteString("\n")
-	}
-	line(t.Header, func(i int) bool { return i > 0 })
-	for _, r := range t.Rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			cells[i] = c.Text
-			if c.Class != "" && strings.Contains(c.Class, "crossed") {
-				cells[i] = c.Text + "!"
-			}
-		}
-		line(cells, func(i int) bool { return strings.Contains(r[i].Class, "num") })
+	for _, l := range table.Lines(t, table.Style{}) {
+		w.WriteString(l)
+		w.WriteByte('\n')
 	}
 }
 

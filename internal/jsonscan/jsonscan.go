@@ -147,7 +147,7 @@ func (s *Scanner) Object(fn func(key []byte) error) error {
 // BeginObject consumes the '{' of an object whose members the caller then
 // reads with Member in a loop: Object without a callback, for the
 // per-chunk decode, where each level of calls touches stack the cache no
-// longer holds at 1,000 streams (BENCHMARKS.md, "Framing in place").
+// longer holds at 1,000 streams (BENCHMARKS.md#framing-in-place).
 func (s *Scanner) BeginObject() error {
 	if s.Peek() != '{' {
 		return s.Errorf("want an object")
@@ -377,7 +377,7 @@ func (s *Scanner) rawString() (raw []byte, clean bool, err error) {
 	for {
 		// Locals, not s.b and s.i: through the pointer the compiler
 		// reloads and stores them on every byte. This loop is the
-		// client's busiest JSON code (BENCHMARKS.md, "Framing in place").
+		// client's busiest JSON code (BENCHMARKS.md#framing-in-place).
 		b, i := s.b, s.i
 		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
 			i += 8

@@ -6,11 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
 
-	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // Kind is the value of the plan file's "kind" key, by which readers tell
@@ -80,25 +77,9 @@ func WriteText(w io.Writer, p *Plan) error {
 		}
 	}
 	bw.WriteString("\n")
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "Candidate\tMax load under SLA\tPlanned/replica\t$/hour\tPeak replicas\tMin replicas\tPeak $/hour\tStatic $/month\tAutoscaled $/month\tOverrun user-min/day\tVerdict\t")
-	for i := range p.Candidates {
-		c := &p.Candidates[i]
-		verdict := "ok"
-		switch {
-		case p.Recommendation != nil && p.Recommendation.Label == c.Label:
-			verdict = "RECOMMENDED"
-		case !c.Eligible:
-			verdict = "not eligible"
-		}
-		rep, minRep, over := "-", "-", "-"
-		if len(c.Slots) > 0 {
-			rep, minRep, over = strconv.Itoa(c.PeakReplicas), strconv.Itoa(c.MinReplicas), fmt.Sprintf("%.1f", c.SLAOverrunUserMinutes)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Label, optNum(c.MaxLoadUnderSLA), optNum(c.PlannedLoadPerReplica),
-			optMoney(c.PricePerHour), rep, minRep, optMoney(c.PeakCostPerHour), optMoney(c.StaticCostPerMonth), optMoney(c.AutoscaledCostPerMonth), over, verdict)
+	if err := table.WriteText(bw, CandidatesTable(p, false), TextStyle); err != nil {
+		return err
 	}
-	tw.Flush()
 	writeSlots(bw, p)
 	fmt.Fprintf(bw, "\n%s\n", p.Summary)
 	if r := p.Recommendation; r != nil {
@@ -124,52 +105,10 @@ func WriteText(w io.Writer, p *Plan) error {
 }
 
 // writeSlots is the day slot by slot: the demand and each planned
-// candidate's replicas.
+// candidate's replicas (SlotsTable).
 func writeSlots(w *bufio.Writer, p *Plan) {
-	var planned []*Candidate
-	for i := range p.Candidates {
-		if len(p.Candidates[i].Slots) > 0 {
-			planned = append(planned, &p.Candidates[i])
-		}
+	if t := SlotsTable(p, false); t != nil {
+		fmt.Fprintf(w, "\nReplicas per slot (overrun user-minutes in brackets):\n")
+		table.WriteText(w, t, TextStyle)
 	}
-	if len(planned) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\nReplicas per slot (overrun user-minutes in brackets):\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := []string{"Time", string(p.Demand.Unit)}
-	for _, c := range planned {
-		head = append(head, c.Label)
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
-	for i, s := range planned[0].Slots {
-		v := s.Users
-		if s.RequestsPerS != nil {
-			v = *s.RequestsPerS
-		}
-		row := []string{s.Time, fnum(v)}
-		for _, c := range planned {
-			cell := strconv.Itoa(c.Slots[i].Replicas)
-			if o := c.Slots[i].SLAOverrunUserMinutes; o > 0 {
-				cell += fmt.Sprintf(" (%.1f)", o)
-			}
-			row = append(row, cell)
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
-	}
-	tw.Flush()
-}
-
-func optNum(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return fnum(*v)
-}
-
-func optMoney(v *float64) string {
-	if v == nil {
-		return "-"
-	}
-	return capacity.USD(*v)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/cli"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
 
 // TestRunMetricsAddr: `llmbench run --metrics-addr` against the simulator,
@@ -20,7 +21,7 @@ import (
 func TestRunMetricsAddr(t *testing.T) {
 	bin := needTool(t, "prometheus")
 	addr := freeAddr(t)
-	srv := startSim(t)
+	srv := simtest.Start(t, simtest.Preset("fast"))
 	dir := t.TempDir()
 	type exit struct {
 		code     int

@@ -28,6 +28,7 @@ import (
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/runner"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
 
 // needTool returns the path of a Prometheus tool (prometheus, promtool),
@@ -223,21 +224,6 @@ func (p *promServer) scalar(t *testing.T, q string) (float64, bool) {
 	return res[0].float(t), true
 }
 
-// startSim starts a simulator in batching mode with the "fast" preset.
-func startSim(t *testing.T) *sim.Running {
-	t.Helper()
-	p, err := sim.LookupPreset("fast")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Start(t.Context(), sim.DefaultConfig().WithPreset(p), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Stop(context.Background()) })
-	return srv
-}
-
 // benchmark runs 300 requests against srv (Poisson-ish bursts at 100
 // req/s, so TTFT varies with the simulator's queue), with the exporter fed
 // from OnDone exactly as a run does.
@@ -285,7 +271,7 @@ func TestRealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := startSim(t)
+	srv := simtest.Start(t, simtest.Preset("fast"))
 	prom := startPrometheus(t, bin, addr, srv.Addr)
 	res := benchmark(t, srv, exp)
 	sum, err := metrics.Summarize(res.Records, metrics.Params{Duration: res.Duration.Seconds(),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/cli"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
 
 // TestSweepPhasesNameTheLoad: a sweep's live series are labelled by each
@@ -16,7 +17,7 @@ import (
 // (phase="step-1", which said nothing of the load: issue 29, item 11).
 func TestSweepPhasesNameTheLoad(t *testing.T) {
 	addr := freeAddr(t)
-	srv := startSim(t)
+	srv := simtest.Start(t, simtest.Preset("fast"))
 	done := make(chan int, 1)
 	var out, errb bytes.Buffer
 	go func() {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/eventstream"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
 
 type readCloserOnly struct{ io.ReadCloser }
@@ -63,19 +64,6 @@ func startProxy(t *testing.T, cfg Config) *Running {
 		defer cancel()
 		_ = run.Stop(ctx)
 	})
-	return run
-}
-
-func startSim(t *testing.T) *sim.Running {
-	t.Helper()
-	cfg := sim.DefaultConfig()
-	cfg.Mode = sim.ModeFixed
-	cfg.TTFT, cfg.ITL = 2*time.Millisecond, 200*time.Microsecond
-	run, err := sim.Start(context.Background(), cfg, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = run.Stop(context.Background()) })
 	return run
 }
 
@@ -153,7 +141,7 @@ func summarize(t *testing.T, b []byte) summary {
 // HTTP stream for every part size.
 func TestProxyMatchesDirect(t *testing.T) {
 	t.Parallel()
-	up := startSim(t)
+	up := simtest.Start(t, simtest.Fixed(2*time.Millisecond, 200*time.Microsecond))
 	bodies := map[string]string{
 		"/v1/chat/completions": `{"messages":[{"role":"user","content":"compare me"}],"max_completion_tokens":30,"stream":true,"stream_options":{"include_usage":true}}`,
 		"/v1/completions":      `{"prompt":"compare me too","max_tokens":30,"stream":true,"stream_options":{"include_usage":true}}`,
@@ -236,7 +224,7 @@ func TestProxyUpstreamFailures(t *testing.T) {
 	t.Parallel()
 	t.Run("upstream 400 becomes ModelError with the original status and body", func(t *testing.T) {
 		t.Parallel()
-		up := startSim(t)
+		up := simtest.Start(t, simtest.Fixed(2*time.Millisecond, 200*time.Microsecond))
 		px := startProxy(t, Config{Upstream: up.URL})
 		_, err := stream(t.Context(), newSDK(px.URL), `{"prompt":"x","max_tokens":0,"stream":true}`, nil)
 		var me *types.ModelError
@@ -258,7 +246,7 @@ func TestProxyUpstreamFailures(t *testing.T) {
 	})
 	t.Run("upstream connection breaking mid-stream is ModelStreamError StreamBroken", func(t *testing.T) {
 		t.Parallel()
-		up := startSimWith(t, func(c *sim.Config) { c.Faults.DropRate = 1 })
+		up := simtest.Start(t, simtest.Fixed(2*time.Millisecond, 200*time.Microsecond), simtest.With(func(c *sim.Config) { c.Faults.DropRate = 1 }))
 		px := startProxy(t, Config{Upstream: up.URL, PartSize: eventstream.PartSize{N: 7}})
 		raw, err := stream(t.Context(), newSDK(px.URL), `{"prompt":"x","max_tokens":30,"stream":true}`, nil)
 		var mse *types.ModelStreamError
@@ -271,7 +259,7 @@ func TestProxyUpstreamFailures(t *testing.T) {
 	})
 	t.Run("non-JSON body is the container's 400", func(t *testing.T) {
 		t.Parallel()
-		up := startSim(t)
+		up := simtest.Start(t, simtest.Fixed(2*time.Millisecond, 200*time.Microsecond))
 		px := startProxy(t, Config{Upstream: up.URL})
 		_, err := stream(t.Context(), newSDK(px.URL), `not json`, nil)
 		var me *types.ModelError
@@ -279,20 +267,6 @@ func TestProxyUpstreamFailures(t *testing.T) {
 			t.Fatalf("err = %v", err)
 		}
 	})
-}
-
-func startSimWith(t *testing.T, mutate func(*sim.Config)) *sim.Running {
-	t.Helper()
-	cfg := sim.DefaultConfig()
-	cfg.Mode = sim.ModeFixed
-	cfg.TTFT, cfg.ITL = 2*time.Millisecond, 200*time.Microsecond
-	mutate(&cfg)
-	run, err := sim.Start(context.Background(), cfg, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = run.Stop(context.Background()) })
-	return run
 }
 
 // TestProxyCancelPropagates: when the SageMaker client goes away, the
@@ -324,7 +298,7 @@ func TestProxyCancelPropagates(t *testing.T) {
 // TestProxyInvokeEndpoint: the non-streaming API returns the upstream body.
 func TestProxyInvokeEndpoint(t *testing.T) {
 	t.Parallel()
-	up := startSim(t)
+	up := simtest.Start(t, simtest.Fixed(2*time.Millisecond, 200*time.Microsecond))
 	px := startProxy(t, Config{Upstream: up.URL})
 	out, err := newSDK(px.URL).InvokeEndpoint(t.Context(), &sagemakerruntime.InvokeEndpointInput{
 		EndpointName: aws.String("ep"), ContentType: aws.String("application/json"),
@@ -356,7 +330,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 // SDK gets the same bytes as from the simulator's built-in SageMaker API.
 func TestProxyContainerRoute(t *testing.T) {
 	t.Parallel()
-	up := startSimWith(t, func(c *sim.Config) { c.PayloadFormat = sim.FormatTGI })
+	up := simtest.Start(t, simtest.Fixed(2*time.Millisecond, 200*time.Microsecond), simtest.With(func(c *sim.Config) { c.PayloadFormat = sim.FormatTGI }))
 	px := startProxy(t, Config{Upstream: up.URL, Route: "/invocations", PartSize: eventstream.PartSize{N: 7}})
 	body := `{"inputs":"what is a river","parameters":{"max_new_tokens":12,"details":true},"stream":true}`
 	viaProxy, err := stream(t.Context(), newSDK(px.URL), body, nil)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // A comparison is only readable as "this knob made that change" when the
@@ -91,19 +93,20 @@ var knobs = []knob{
 	{"Output tokens/request (mean)", "output len", perRequest("total_output_tokens"), within10},
 }
 
-// ConfigTable returns the configuration table of files: a header (the
-// files' column labels after "Configuration"), one row per knob any file
-// has ("-" where a file lacks it), and one warning per file that differs
-// from the first in more than one knob. rows is nil when no file has any
-// knob.
-func ConfigTable(files []*CompareFile) (header []string, rows [][]string, warnings []string) {
-	header = []string{"Configuration"}
+// ConfigTable returns the configuration table of files: a column per
+// file (its column label) after "Configuration", one row per knob any
+// file has ("-" where a file lacks it), and one warning per file that
+// differs from the first in more than one knob. t is nil when no file
+// has any knob.
+func ConfigTable(files []*CompareFile) (t *table.Table, warnings []string) {
+	t = &table.Table{Title: "Configuration"}
+	t.AddColumn("knob", "Configuration", table.Left)
 	for _, f := range files {
-		header = append(header, columnLabel(f))
+		t.AddColumn(f.Label, columnLabel(f), table.Right)
 	}
 	var present []knob
 	for _, k := range knobs {
-		row := []string{k.label}
+		row := []table.Cell{table.Words(k.label)}
 		seen := false
 		for _, f := range files {
 			v := k.get(f)
@@ -111,12 +114,15 @@ func ConfigTable(files []*CompareFile) (header []string, rows [][]string, warnin
 			if v == "" {
 				v = "-"
 			}
-			row = append(row, v)
+			row = append(row, table.Figure(v))
 		}
 		if seen {
-			rows = append(rows, row)
+			t.Rows = append(t.Rows, row)
 			present = append(present, k)
 		}
+	}
+	if t.Rows == nil {
+		return nil, nil
 	}
 	for i := 1; i < len(files); i++ {
 		var differ []string
@@ -134,40 +140,15 @@ func ConfigTable(files []*CompareFile) (header []string, rows [][]string, warnin
 				files[0].Label, files[i].Label, len(differ), strings.Join(differ, ", ")))
 		}
 	}
-	return header, rows, warnings
+	return t, warnings
 }
 
 // ConfigLines returns ConfigTable laid out as text, the warnings after
 // it; nil when no file has any knob.
 func ConfigLines(files []*CompareFile) []string {
-	header, rows, warnings := ConfigTable(files)
-	if rows == nil {
+	t, warnings := ConfigTable(files)
+	if t == nil {
 		return nil
 	}
-	return append(alignColumns(append([][]string{header}, rows...)), warnings...)
-}
-
-// alignColumns lays out a table: the first column left-aligned, the
-// others right-aligned, two spaces apart.
-func alignColumns(table [][]string) []string {
-	widths := make([]int, len(table[0]))
-	for _, line := range table {
-		for i, c := range line {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	var out []string
-	for _, line := range table {
-		var b strings.Builder
-		for i, c := range line {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			if i == 0 {
-				b.WriteString(c + pad)
-			} else {
-				b.WriteString("  " + pad + c)
-			}
-		}
-		out = append(out, b.String())
-	}
-	return out
+	return append(table.Lines(t, table.Style{}), warnings...)
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // IsSweepFile reports whether path holds a sweep file (what llmbench
@@ -98,34 +99,51 @@ func WriteChoiceJSON(w io.Writer, ch *capacity.Choice) error {
 	return err
 }
 
-// choiceColumns are the table's columns; the need columns only appear
-// with a need.
-func choiceColumns(need bool) []string {
-	cols := []string{"Candidate", "Load kind", "Max load under SLA", "req/min", "Out tok/s", "User TPS", "P10 TPS",
-		"$/hour", "$/1M out", "CPU %", "GPU %", "GPU mem %"}
+// choiceColumns are the table's columns (key, header); the need columns
+// only appear with a need.
+func choiceColumns(need bool) [][2]string {
+	cols := [][2]string{{"label", "Candidate"}, {"load_kind", "Load kind"}, {"max_load", "Max load under SLA"},
+		{"max_invocations_per_minute", "req/min"}, {"output_throughput", "Out tok/s"}, {"mean_per_user_tps", "User TPS"},
+		{"p10_per_user_tps", "P10 TPS"}, {"usd_per_hour", "$/hour"}, {"usd_per_1m_output_tokens", "$/1M out"},
+		{"cpu_pct", "CPU %"}, {"gpu_pct", "GPU %"}, {"gpu_memory_pct", "GPU mem %"}}
 	if need {
-		cols = append(cols, "Capacity", "Instances", "Total $/hour", "$/month")
+		cols = append(cols, [2]string{"capacity", "Capacity"}, [2]string{"instances", "Instances"},
+			[2]string{"cost_per_hour", "Total $/hour"}, [2]string{"cost_per_month", "$/month"})
 	}
-	return append(cols, "Verdict")
+	return append(cols, [2]string{"verdict", "Verdict"})
 }
 
-// ChoiceTableLines returns compare's table over sweeps: one row per
-// candidate with its figures at the largest load under the SLA (cost
-// figures at that load, utilisation there when read), with a need the
-// instances it takes and what they cost, and a verdict column
-// (RECOMMENDED, ok, or why not); then the need, the answer in words and
-// the notes. Unknown figures are "-"; a column no candidate has a figure
-// for is left out.
-func ChoiceTableLines(ch *capacity.Choice) []string {
-	table := [][]string{choiceColumns(ch.Need != nil)}
-	for i := range ch.Candidates {
-		table = append(table, choiceRow(ch, &ch.Candidates[i]))
+// ChoiceTable is compare's table over sweeps: one row per candidate with
+// its figures at the largest load under the SLA (cost figures at that
+// load, utilisation there when read), with a need the instances it takes
+// and what they cost, and a verdict column (RECOMMENDED, ok, or why not).
+// Unknown figures are "-"; a column no candidate has a figure for is
+// left out (utilisation when CloudWatch was not read, cost when nothing
+// is priced).
+func ChoiceTable(ch *capacity.Choice) *table.Table {
+	t := &table.Table{Title: "Candidates"}
+	for _, c := range choiceColumns(ch.Need != nil) {
+		align := table.Right
+		if c[0] == "label" || c[0] == "load_kind" || c[0] == "verdict" {
+			align = table.Left
+		}
+		t.AddColumn(c[0], c[1], align)
 	}
+	for i := range ch.Candidates {
+		t.Rows = append(t.Rows, choiceRow(ch, &ch.Candidates[i]))
+	}
+	last := len(t.Columns) - 1
+	return t.DropEmpty("-", func(i int) bool { return i == 0 || i == last })
+}
+
+// ChoiceTableLines returns the need, ChoiceTable (words left, figures
+// right, no trailing spaces), the answer in words and the notes.
+func ChoiceTableLines(ch *capacity.Choice) []string {
 	var out []string
 	if ch.Need != nil {
 		out = append(out, "Need: "+ch.Need.String()+" within each sweep's SLA")
 	}
-	out = append(out, alignTable(dropEmptyColumns(table))...)
+	out = append(out, table.Lines(ChoiceTable(ch), table.Style{TrimRight: true})...)
 	out = append(out, "Answer: "+ch.Summary)
 	for _, n := range ch.Notes {
 		out = append(out, "Note: "+n)
@@ -134,7 +152,7 @@ func ChoiceTableLines(ch *capacity.Choice) []string {
 }
 
 // choiceRow is one candidate's table row.
-func choiceRow(ch *capacity.Choice, c *capacity.Candidate) []string {
+func choiceRow(ch *capacity.Choice, c *capacity.Candidate) []table.Cell {
 	ml := "never"
 	if c.SLA == "" {
 		ml = "no SLA"
@@ -146,13 +164,16 @@ func choiceRow(ch *capacity.Choice, c *capacity.Candidate) []string {
 	if u := c.Utilization; u != nil {
 		cpu, gpu, gmem = u.CPUPct, u.GPUPct, u.GPUMemoryPct
 	}
-	row := []string{c.Label, string(c.LoadKind), ml, fix(c.MaxInvocationsPerMinute, 1), fix(c.OutputThroughput, 1),
-		fix(c.MeanPerUserTPS, 1), fix(c.P10PerUserTPS, 1), fix(c.USDPerHour, 3), fix(c.USDPer1MOutputTokens, 3),
-		fix(cpu, 1), fix(gpu, 1), fix(gmem, 1)}
+	row := []table.Cell{table.Words(c.Label), table.Words(string(c.LoadKind)), table.Figure(ml),
+		fix(c.MaxInvocationsPerMinute, 1), fix(c.OutputThroughput, 1), fix(c.MeanPerUserTPS, 1), fix(c.P10PerUserTPS, 1),
+		fix(c.USDPerHour, 3), fix(c.USDPer1MOutputTokens, 3), fix(cpu, 1), fix(gpu, 1), fix(gmem, 1)}
+	if c.MaxLoad != nil {
+		row[2].Value = c.MaxLoad
+	}
 	if ch.Need != nil {
-		inst := "-"
+		inst := table.Figure("-")
 		if c.Instances != nil {
-			inst = strconv.Itoa(*c.Instances)
+			inst = table.Number(strconv.Itoa(*c.Instances), float64(*c.Instances))
 		}
 		row = append(row, fix(c.Capacity, 2), inst, fix(c.CostPerHour, 2), fix(c.CostPerMonth, 2))
 	}
@@ -163,65 +184,20 @@ func choiceRow(ch *capacity.Choice, c *capacity.Candidate) []string {
 	case c.Reason != "":
 		verdict = c.Reason
 	}
-	return append(row, verdict)
+	return append(row, table.Words(verdict))
 }
 
-// dropEmptyColumns leaves out the columns in which no candidate has a
-// figure (utilisation when CloudWatch was not read, cost when nothing is
-// priced).
-func dropEmptyColumns(table [][]string) [][]string {
-	keep := make([]bool, len(table[0]))
-	for i := range keep {
-		keep[i] = i == 0 || i == len(keep)-1
-		for _, line := range table[1:] {
-			keep[i] = keep[i] || line[i] != "-"
-		}
-	}
-	out := make([][]string, len(table))
-	for j, line := range table {
-		for i, c := range line {
-			if keep[i] {
-				out[j] = append(out[j], c)
-			}
-		}
-	}
-	return out
-}
-
-// fix formats an optional figure with prec decimals; "-" when unknown.
-func fix(v *float64, prec int) string {
+// fix is an optional figure with prec decimals; "-" when unknown.
+func fix(v *float64, prec int) table.Cell {
 	if v == nil {
-		return "-"
+		return table.Figure("-")
 	}
-	return strconv.FormatFloat(*v, 'f', prec, 64)
+	return table.Number(strconv.FormatFloat(*v, 'f', prec, 64), *v)
 }
 
-// alignTable left-aligns the first column and right-aligns numbers,
-// two spaces apart; the last column (words) is left-aligned.
-func alignTable(table [][]string) []string {
-	widths := make([]int, len(table[0]))
-	for _, line := range table {
-		for i, c := range line {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	out := make([]string, 0, len(table))
-	for _, line := range table {
-		var b strings.Builder
-		for i, c := range line {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			switch {
-			case i == 0:
-				b.WriteString(c + pad)
-			case i == len(line)-1 || i == 1:
-				b.WriteString("  " + c + pad)
-			default:
-				b.WriteString("  " + pad + c)
-			}
-		}
-		out = append(out, strings.TrimRight(b.String(), " "))
-	}
-	return out
+// WriteChoiceCSV writes ChoiceTable as CSV, figures as plain numbers.
+func WriteChoiceCSV(w io.Writer, ch *capacity.Choice) error {
+	return table.WriteCSV(w, ChoiceTable(ch).Data())
 }
 
 // WriteChoiceTable writes ChoiceTableLines.

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // InterruptedNote explains the mark of an interrupted result.
@@ -15,12 +18,8 @@ const InterruptedNote = "interrupted (Ctrl-C): covers only the requests it finis
 // CompareLegend returns the legend lines above the comparison table: one
 // per file, "A  path (note; interrupted ...)".
 func CompareLegend(files []*CompareFile) []string {
-	w := 0
+	t := &table.Table{Columns: []table.Column{{Key: "label"}, {Key: "path"}}}
 	for _, f := range files {
-		w = max(w, len([]rune(f.Label)))
-	}
-	lines := make([]string, len(files))
-	for i, f := range files {
 		var notes []string
 		if f.Note != "" {
 			notes = append(notes, f.Note)
@@ -28,13 +27,13 @@ func CompareLegend(files []*CompareFile) []string {
 		if f.Interrupted() {
 			notes = append(notes, InterruptedNote)
 		}
-		line := f.Label + strings.Repeat(" ", w-len([]rune(f.Label))) + "  " + f.Path
+		path := f.Path
 		if len(notes) > 0 {
-			line += " (" + strings.Join(notes, "; ") + ")"
+			path += " (" + strings.Join(notes, "; ") + ")"
 		}
-		lines[i] = line
+		t.Rows = append(t.Rows, []table.Cell{table.Words(f.Label), table.Words(path)})
 	}
-	return lines
+	return table.Lines(t, table.Style{NoHeader: true, TrimRight: true})
 }
 
 // columnLabel is a file's table header: its Label, with "*" when the run
@@ -46,6 +45,57 @@ func columnLabel(f *CompareFile) string {
 	return f.Label
 }
 
+// DeltaTable is the comparison's table: a row per figure the files have
+// (its result key, for machine readers, and its label), a column per file (headed by its label) and, after each file but the
+// first, its Δ% against the first with its significance mark when
+// judged. A crossed bound marks the file's value and its Δ% cell; with
+// intervals a bootstrap-judged Δ% carries the interval of the relative
+// change ("+3.10% (p=0.003) [+1.20%, +5.00%]"). compare's text and the
+// HTML compare page both show it.
+func (c *Comparison) DeltaTable(crossed []Crossing, intervals bool) *table.Table {
+	files := c.Files
+	hit := map[string]bool{}
+	for _, cr := range crossed {
+		hit[strconv.Itoa(cr.File)+" "+cr.Key] = true
+	}
+	t := &table.Table{Title: "Headline figures"}
+	t.AddColumn("key", "Key", table.Left)
+	t.AddColumn("metric", "Metric", table.Left)
+	for i, f := range files {
+		t.AddColumn(f.Label, columnLabel(f), table.Right)
+		if i > 0 {
+			t.AddColumn(f.Label+" delta_pct", "Δ%", table.Right)
+		}
+	}
+	for _, row := range PresentRows(files) {
+		line := []table.Cell{table.Words(row.Key), table.Words(row.Label)}
+		for i, f := range files {
+			mark := ""
+			if hit[strconv.Itoa(i)+" "+row.Key] {
+				mark = table.Crossed
+			}
+			v := table.Cell{Text: f.Text(row.Key), Num: true, Mark: mark}
+			if x, ok := f.Number(row.Key); ok {
+				v.Value = &x
+			}
+			line = append(line, v)
+			if i == 0 {
+				continue
+			}
+			d := table.Cell{Text: c.DeltaText(i, row.Key), Num: true, Mark: mark}
+			if _, x, ok := Delta(files, i, row.Key); ok {
+				d.Value = &x
+			}
+			if sg, ok := c.Significance(i, row.Key); intervals && ok && d.Text != "-" && !math.IsNaN(sg.RelLow) {
+				d.Text += fmt.Sprintf(" [%+.2f%%, %+.2f%%]", sg.RelLow*100, sg.RelHigh*100)
+			}
+			line = append(line, d)
+		}
+		t.Rows = append(t.Rows, line)
+	}
+	return t
+}
+
 // CompareTableLines returns the side-by-side table of files with plain
 // Δ% cells (no significance tests): ComparisonTableLines of an unjudged
 // comparison.
@@ -53,34 +103,13 @@ func CompareTableLines(files []*CompareFile) []string {
 	return ComparisonTableLines(&Comparison{Files: files})
 }
 
-// ComparisonTableLines returns the legend, then one column per file
-// (headed by its short label) and, after each file but the first, its Δ%
-// against the first with its significance mark when judged; then the
-// notes on how changes were judged and the configuration table with its
-// warnings.
+// ComparisonTableLines returns the legend, then the DeltaTable (without
+// crossed bounds and intervals), then the notes on how changes were
+// judged and the configuration table with its warnings.
 func ComparisonTableLines(c *Comparison) []string {
-	files := c.Files
-	header := []string{"Metric"}
-	for i, f := range files {
-		header = append(header, columnLabel(f))
-		if i > 0 {
-			header = append(header, "Δ%")
-		}
-	}
-	table := [][]string{header}
-	for _, row := range PresentRows(files) {
-		line := []string{row.Label}
-		for i, f := range files {
-			line = append(line, f.Text(row.Key))
-			if i > 0 {
-				line = append(line, c.DeltaText(i, row.Key))
-			}
-		}
-		table = append(table, line)
-	}
-	out := append(CompareLegend(files), alignColumns(table)...)
+	out := append(CompareLegend(c.Files), table.Lines(c.DeltaTable(nil, false).Without("key"), table.Style{})...)
 	out = append(out, c.Notes()...)
-	if cfg := ConfigLines(files); cfg != nil {
+	if cfg := ConfigLines(c.Files); cfg != nil {
 		out = append(out, "")
 		out = append(out, cfg...)
 	}
@@ -95,6 +124,15 @@ func WriteCompareTable(w io.Writer, files []*CompareFile) error {
 // WriteComparisonTable writes ComparisonTableLines.
 func WriteComparisonTable(w io.Writer, c *Comparison) error {
 	return writeLines(w, ComparisonTableLines(c))
+}
+
+// WriteComparisonCSV writes the DeltaTable as CSV for a spreadsheet: one
+// line per figure with its result key and label, each file's value
+// (under its label) and Δ% against the first (under "LABEL delta_pct"),
+// as plain numbers ("-" where a file lacks the figure). Significance
+// marks stay in the text table and the JSON.
+func WriteComparisonCSV(w io.Writer, c *Comparison) error {
+	return table.WriteCSV(w, c.DeltaTable(nil, false).Data())
 }
 
 // compareJSON is WriteCompareJSON's output.

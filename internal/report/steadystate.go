@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // SteadyStateKey is the top-level key vLLM's Rust bench client writes
@@ -85,7 +86,7 @@ func SteadyStateLines(ss *metrics.SteadyState) []string {
 	f1 := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	started := 100 * float64(w.RequestsStartedInWindow) / float64(max(w.RequestsTotal, 1))
 	l = append(l,
-		centerIn(" Steady-State Metrics ", '=', steadyWidth),
+		table.Center(" Steady-State Metrics ", '=', steadyWidth),
 		line("Concurrency threshold:", fmt.Sprintf(">= %s * %d = %d", fixed2(w.Threshold), w.TargetConcurrency, w.ThresholdAbs)),
 		line("Window:", fmt.Sprintf("%ss -> %ss  (%ss)", f1(w.StartS), f1(w.EndS), f1(w.DurationS))),
 		line("Observed peak concurrency:", strconv.Itoa(w.ObservedPeak)),
@@ -120,15 +121,4 @@ func SteadyStateLines(ss *metrics.SteadyState) []string {
 // WriteSteadyState writes the steady-state section (see SteadyStateLines).
 func WriteSteadyState(w io.Writer, ss *metrics.SteadyState) error {
 	return writeLines(w, SteadyStateLines(ss))
-}
-
-// centerIn centres s in width characters with fill, an odd leftover
-// going right (Rust's and Python's rule alike).
-func centerIn(s string, fill byte, width int) string {
-	n := len([]rune(s))
-	if n >= width {
-		return s
-	}
-	left := (width - n) / 2
-	return strings.Repeat(string(fill), left) + s + strings.Repeat(string(fill), width-n-left)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/table"
 )
 
 // Width is the width of vLLM's table headers and closing line.
@@ -35,15 +36,7 @@ var metricNames = map[string]struct{ header, short string }{
 
 // Center centres s in Width characters with fill, like Python's
 // "{:fill^50}".format(s): an odd leftover fill character goes right.
-func Center(s string, fill byte) string {
-	n := len([]rune(s))
-	if n >= Width {
-		return s
-	}
-	left := (Width - n) / 2
-	right := Width - n - left
-	return strings.Repeat(string(fill), left) + s + strings.Repeat(string(fill), right)
-}
+func Center(s string, fill byte) string { return table.Center(s, fill, Width) }
 
 // lineInt is vLLM's "{:<40} {:<10}" for an integer.
 func lineInt(label string, v int) string {

@@ -12,7 +12,7 @@ import (
 // (~500 bytes) is then built in this call's frame, not in the frame of
 // the request's goroutine, which stays on the stack while the response
 // streams and which every collection scans, 1,000 times over at 1,000
-// streams (BENCHMARKS.md, "Parked stacks").
+// streams (BENCHMARKS.md#parked-stacks).
 //
 //go:noinline
 func storeRecord(dst *record.Record, req *backend.Request, resp *backend.Response, origin time.Time, it load.Item) {

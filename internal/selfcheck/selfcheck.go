@@ -91,7 +91,7 @@ func (m *Measurements) EventsPerSecond() float64 {
 // degraded, above Invalid it is invalid.
 type Limit struct{ Degraded, Invalid float64 }
 
-// Thresholds are the limits Judge applies (docs/fidelity.md explains each).
+// Thresholds are the limits Judge applies (docs/fidelity.md#thresholds explains each).
 type Thresholds struct {
 	// CPUShare bounds Measurements.CPUShare.
 	CPUShare Limit
@@ -104,7 +104,7 @@ type Thresholds struct {
 }
 
 // DefaultThresholds are the limits calibrated on a 2-core host against
-// the simulator (docs/fidelity.md, "Thresholds").
+// the simulator (docs/fidelity.md#thresholds).
 var DefaultThresholds = Thresholds{
 	CPUShare:       Limit{Degraded: 0.70, Invalid: 0.90},
 	SchedLatencyMs: Limit{Degraded: 5, Invalid: 50},

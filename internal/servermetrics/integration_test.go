@@ -2,7 +2,6 @@ package servermetrics_test
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/servermetrics"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
 
 // slotServer is an independent server (not the simulator): it streams
@@ -150,20 +150,6 @@ func sweepWith(t *testing.T, url string, users []int, maxTokens int, prompt func
 	return steps
 }
 
-func startSim(t *testing.T, cfg sim.Config) string {
-	t.Helper()
-	run, err := sim.Start(context.Background(), cfg, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = run.Stop(ctx)
-	})
-	return run.URL
-}
-
 // TestCauseFromSimulator: a sweep over the simulator with 8 batch slots
 // and room in the KV cache saturates at the batch limit; with a small KV
 // cache it preempts and the cause is the KV cache.
@@ -174,7 +160,7 @@ func TestCauseFromSimulator(t *testing.T) {
 		cfg := sim.DefaultConfig()
 		cfg.Batching = sim.Batching{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, PrefillTokensPerSec: 1e6,
 			DecodeBase: 4 * time.Millisecond, DecodePerSeq: 250 * time.Microsecond, KVCacheTokens: 65536}
-		steps := sweep(t, startSim(t, cfg), []int{1, 2, 4, 8, 16, 32}, 100)
+		steps := sweep(t, simtest.Serve(t, cfg).URL, []int{1, 2, 4, 8, 16, 32}, 100)
 		cause, detail := servermetrics.Cause(steps)
 		if cause != servermetrics.CauseBatchLimit || !strings.Contains(detail, "full at 8 running requests") {
 			t.Errorf("cause %q: %s", cause, detail)
@@ -189,7 +175,7 @@ func TestCauseFromSimulator(t *testing.T) {
 			DecodeBase: time.Millisecond, KVCacheTokens: 512}
 		// Contexts of ~400 tokens in a 512-token cache: any two running
 		// together outgrow it, however the arrivals spread out.
-		steps := sweep(t, startSim(t, cfg), []int{1, 2, 8}, 400)
+		steps := sweep(t, simtest.Serve(t, cfg).URL, []int{1, 2, 8}, 400)
 		cause, detail := servermetrics.Cause(steps)
 		knee := steps[len(steps)-1].Server
 		if cause != servermetrics.CauseKVCache || knee.Preemptions == nil || *knee.Preemptions < 1 {
@@ -211,7 +197,7 @@ func TestPrefixCacheContamination(t *testing.T) {
 			cfg := sim.DefaultConfig()
 			cfg.Batching = sim.Batching{MaxNumSeqs: 8, MaxNumBatchedTokens: 2048, PrefillTokensPerSec: 1e5,
 				DecodeBase: 2 * time.Millisecond, KVCacheTokens: 65536}
-			steps := sweepWith(t, startSim(t, cfg), []int{1, 2, 4}, 20, prompt, reset)
+			steps := sweepWith(t, simtest.Serve(t, cfg).URL, []int{1, 2, 4}, 20, prompt, reset)
 			w := servermetrics.PrefixCacheWarning(steps, false)
 			if reset && w != "" || !reset && !strings.Contains(w, "prefix-cache hit rate rose") {
 				t.Errorf("warning %q", w)

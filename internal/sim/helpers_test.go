@@ -27,7 +27,9 @@ func fastFixed() Config {
 	return c
 }
 
-// startSim serves cfg on a loopback port for the test's lifetime.
+// startSim serves cfg on a loopback port for the test's lifetime. Other
+// packages' tests use simtest.Serve; these in-package tests cannot import it
+// (simtest imports sim: an import cycle).
 func startSim(t *testing.T, cfg Config) *Running {
 	t.Helper()
 	run, err := Start(context.Background(), cfg, "127.0.0.1:0")

@@ -1,15 +1,21 @@
 // Command bench-vs-floor measures llmbench run beside the socket floor
-// client (../shared/tools/floorclient) and, when given, vLLM's own client,
-// one right after the other against the same simulator (llmbench sim
-// --mode fixed as a fresh process per run, with its truth log), interleaved
-// and repeated, and prints medians: TTFT error (client mean TTFT − the
-// server's mean arrival → first token write), p99 ITL error, CPU seconds
-// and peak RSS of each client process, and llmbench's ratios to the floor.
+// client and, when given, vLLM's own client and a "before" build of
+// llmbench, one right after the other against the same simulator
+// (llmbench sim --mode fixed, TTFT 50 ms, ITL 10 ms, a fresh process per
+// run with its truth log), interleaved and repeated, and prints medians:
+// TTFT error (client mean TTFT − the server's mean arrival → first token
+// write), p99 ITL error, CPU seconds and peak RSS of each client process,
+// and llmbench's ratios to the floor.
+//
+// The floor client and vLLM's client runner live beside this repository,
+// in ../shared/tools (floorclient, vllm-client); every path is a flag.
+// From the repository's root:
 //
 //	go build -o /tmp/llmbench ./cmd/llmbench
 //	(cd ../shared/tools/floorclient && go build -o /tmp/floor .)
 //	go run ./scripts/bench-vs-floor -bin /tmp/llmbench -floor /tmp/floor -streams 100,1000 -reps 3 [-preconnect] \
-//	    [-vllm '/usr/bin/python3 /work/shared/tools/vllm-client/run_vllm_bench.py --vllm-src /tmp/vllm-src']
+//	    [-before /tmp/llmbench-before] \
+//	    [-vllm 'python3 ../shared/tools/vllm-client/run_vllm_bench.py --vllm-src /tmp/vllm-src']
 //
 // p99 ITL error: for llmbench, each record is matched to the server's
 // record of the same request (by x-request-id) and each gap compared; for

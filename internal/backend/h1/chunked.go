@@ -14,7 +14,7 @@ import (
 // its bufio.Reader, a chunked reader and a locked body, and copies every
 // byte once more; at 1,000 streams that framing was an eighth of the
 // client's user time, most of it cache misses on those objects
-// (BENCHMARKS.md, "Framing in place"). It accepts and rejects what
+// (BENCHMARKS.md#framing-in-place). It accepts and rejects what
 // net/http's chunked reader does (FuzzChunkedBody compares the two): hex
 // sizes of at most 16 digits, CRLF line ends only, extensions after ';'
 // ignored, whitespace only at the end of a size line, lines under 4096

@@ -15,7 +15,7 @@ import (
 // http.ReadResponse. What it accepts, net/http reads the same way
 // (FuzzStreamHead): http.ReadResponse spends about 1 µs and a dozen
 // objects on a head whose only use here is those two facts
-// (BENCHMARKS.md, "Cache lines per chunk").
+// (BENCHMARKS.md#cache-lines-per-chunk).
 func streamHead(b []byte) (n int, closeConn, ok bool) {
 	const status = "HTTP/1.1 200"
 	if !bytes.HasPrefix(b, []byte(status)) {

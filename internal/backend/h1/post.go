@@ -11,8 +11,8 @@ import (
 )
 
 // rawRequest is a benchmark request as the direct transport writes it,
-// without an http.Request per request (BENCHMARKS.md, "Cache lines per
-// chunk"): the head net/http writes for the client's URL and headers,
+// without an http.Request per request (BENCHMARKS.md#cache-lines-per-chunk):
+// the head net/http writes for the client's URL and headers,
 // made once (NewPoster), then Content-Length, X-Request-Id and the body.
 type rawRequest struct {
 	prefix []byte // request line and fixed headers, without the blank line
@@ -101,8 +101,8 @@ func (p *rawPath) do(ctx context.Context, body []byte, id string, deadline time.
 // the URL, a request whose id is PlainValue and whose context is
 // Watchable is written as bytes, without an http.Request or header maps
 // per request (the request line and headers are made once), and bounded
-// by the transport's watch (BENCHMARKS.md, "Cache lines per chunk",
-// "Timeouts without a timer per request"). Any other request goes through
+// by the transport's watch (BENCHMARKS.md#cache-lines-per-chunk,
+// BENCHMARKS.md#timeouts-without-a-timer-per-request). Any other request goes through
 // the http.Client, under a context with the timeout when the caller's
 // ends later. It is safe for concurrent use.
 type Poster struct {
@@ -179,8 +179,8 @@ func (p *Poster) Post(ctx context.Context, body []byte, id string, start *time.T
 	ex := Exchange{ctx: ctx}
 	if d, ok := ctx.Deadline(); !ok || time.Until(d) > p.timeout {
 		// Only when the caller's deadline is later: a second timer and
-		// context per request cost CPU at 1,000 streams (BENCHMARKS.md,
-		// "The head of a chunk").
+		// context per request cost CPU at 1,000 streams
+		// (BENCHMARKS.md#the-head-of-a-chunk).
 		ex.ctx, ex.cancel = context.WithTimeout(ctx, p.timeout)
 	}
 	hreq, err := http.NewRequestWithContext(ex.ctx, http.MethodPost, p.url, bytes.NewReader(body))

@@ -151,7 +151,7 @@ func New(fallback *http.Transport, maxIdle int) *Transport {
 // deadline either). A deadline more than kernelDialBound away leaves the
 // dial to the kernel's bound on unanswered SYNs, as aiohttp does (its total
 // timeout is 6 hours by default): each context and timer per dial costs
-// CPU at 1,000 streams (BENCHMARKS.md, "Cache lines per chunk").
+// CPU at 1,000 streams (BENCHMARKS.md#cache-lines-per-chunk).
 func (t *Transport) dialBefore(ctx context.Context, addr string, deadline time.Time) (net.Conn, error) {
 	var cancel context.CancelFunc = func() {}
 	switch _, bounded := ctx.Deadline(); {
@@ -596,7 +596,7 @@ func (t *Transport) CloseIdleConnections() {
 // set-up is left to the timed run. Dialling alone, as the floor client's
 // -preconnect does, left llmbench's TTFT error 3-5 ms above the floor's
 // at 1,000 streams; a request through net/http's types cost about 0.06
-// CPU s (BENCHMARKS.md, "Cache lines per chunk").
+// CPU s (BENCHMARKS.md#cache-lines-per-chunk).
 func (t *Transport) Preconnect(ctx context.Context, probe *http.Request, n int) (int, error) {
 	addr, ok := t.serves(probe)
 	if !ok {

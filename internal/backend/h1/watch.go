@@ -17,7 +17,7 @@ import (
 // and the exchange's hook — were up to 3.7 % of the client's CPU at 1,000
 // streams (a pending runtime timer also makes every scheduling round read
 // the clock); the watch took 1.4 % off at 100 tokens a stream and 6 % at
-// 2 (BENCHMARKS.md, "Timeouts without a timer per request"). A deadline
+// 2 (BENCHMARKS.md#timeouts-without-a-timer-per-request). A deadline
 // fires up to one tick late: a hundredth of the request timeout, between
 // 10 ms and 1 s.
 type watch struct {

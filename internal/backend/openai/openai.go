@@ -437,7 +437,7 @@ func (c *Client) Send(ctx context.Context, req *backend.Request, resp *backend.R
 // holding the failure. Not inlined: its request-building locals are gone
 // from the stack while the answer streams; with storeRecord's, a parked
 // stream's stack is 1.9 KB, not 2.8, for each collection to scan
-// (BENCHMARKS.md, "Parked stacks").
+// (BENCHMARKS.md#parked-stacks).
 //
 //go:noinline
 func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.Response) (h1.Exchange, bool) {

@@ -18,26 +18,15 @@ import (
 	"github.com/llmbench/llmbench/internal/proxy"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
 
-// startSim runs the simulator on loopback with fast fixed timing.
-func startSim(t *testing.T, mod func(*sim.Config)) *httptest.Server {
+// startSim runs the simulator on loopback with fast fixed timing; some
+// requests stop early (finish_reason "stop").
+func startSim(t *testing.T, mod func(*sim.Config)) *sim.Running {
 	t.Helper()
-	cfg := sim.DefaultConfig()
-	cfg.Mode = sim.ModeFixed
-	cfg.TTFT, cfg.ITL = time.Millisecond, 200*time.Microsecond
-	cfg.Seed = 42
-	cfg.EOSRate = 0.05 // some requests stop early: finish_reason "stop"
-	if mod != nil {
-		mod(&cfg)
-	}
-	srv, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { hs.Close(); srv.Close() })
-	return hs
+	return simtest.Start(t, simtest.Fixed(time.Millisecond, 200*time.Microsecond),
+		simtest.With(func(c *sim.Config) { c.Seed, c.EOSRate = 42, 0.05 }), simtest.With(mod))
 }
 
 func simBackend(t *testing.T, url string, format Format, concurrency int) *Backend {
@@ -313,20 +302,12 @@ func TestProxyManyStreams(t *testing.T) {
 // when the part arrives, not at the end of the stream), and Start precedes
 // the server's arrival stamp.
 func TestSimGroundTruth(t *testing.T) {
-	cfg := sim.DefaultConfig()
-	cfg.Mode = sim.ModeFixed
-	cfg.TTFT, cfg.ITL = 30*time.Millisecond, 15*time.Millisecond
-	cfg.KeepTruth = true
-	cfg.PartSize = eventstream.PartSize{N: 7}
-	srv, err := sim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv.Handler())
-	defer func() { hs.Close(); srv.Close() }()
-	sm := simBackend(t, hs.URL, FormatOpenAIChat, 1)
+	run := simtest.Start(t, simtest.Fixed(30*time.Millisecond, 15*time.Millisecond), simtest.KeepTruth(),
+		simtest.With(func(c *sim.Config) { c.PartSize = eventstream.PartSize{N: 7} }))
+	srv := run.Server
+	sm := simBackend(t, run.URL, FormatOpenAIChat, 1)
 	var resp backend.Response
-	sm.Send(context.Background(), &backend.Request{ID: "truth-1", Model: cfg.Model, Prompt: "ground truth", MaxTokens: 10, IgnoreEOS: true}, &resp)
+	sm.Send(context.Background(), &backend.Request{ID: "truth-1", Model: sim.DefaultConfig().Model, Prompt: "ground truth", MaxTokens: 10, IgnoreEOS: true}, &resp)
 	if resp.Err != nil {
 		t.Fatal(resp.Err)
 	}

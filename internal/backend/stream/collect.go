@@ -48,8 +48,7 @@ type Collector struct {
 	// stamps are the token chunks' arrival times as offsets from base
 	// (the first one's), handed to Resp.Chunks at Finish or Fail: beside
 	// the collector's other state, not in another object, where at 1,000
-	// streams every event's store missed the cache (BENCHMARKS.md,
-	// "Framing in place").
+	// streams every event's store missed the cache (BENCHMARKS.md#framing-in-place).
 	stamps    []time.Duration
 	base      time.Time
 	done      bool   // "[DONE]" seen

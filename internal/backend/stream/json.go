@@ -67,8 +67,8 @@ type Decoder struct {
 	// scanner's place there and members the members before it. A stream's
 	// messages begin alike ({"id":…,"object":…,"created":…,"model":…), so
 	// a message that begins with head is read from at, not again from its
-	// start: about half of each chunk (BENCHMARKS.md, "The head of a
-	// chunk"). Only members that change nothing the Decoder reports may
+	// start: about half of each chunk (BENCHMARKS.md#the-head-of-a-chunk).
+	// Only members that change nothing the Decoder reports may
 	// be in head (see remember).
 	head    []byte
 	at      jsonscan.Mark
@@ -79,7 +79,7 @@ type Decoder struct {
 	// before it, memo[memoText:] those after. A stream's token chunks
 	// differ only in their text, so a message that is those same bytes
 	// around a plain string is that chunk with this text, decoded without
-	// reading it (recall; BENCHMARKS.md, "Cache lines per chunk").
+	// reading it (recall; BENCHMARKS.md#cache-lines-per-chunk).
 	memo        []byte
 	memoText    int
 	memoChoices int
@@ -94,7 +94,7 @@ type Decoder struct {
 // last from one message to the next; this is lent per Feed from a pool
 // (works), so that at 1,000 streams it stays in the cache, where each
 // stream's own copy, 5 of its collector's 10 cache lines, had left it
-// since the stream's last chunk (BENCHMARKS.md, "Cache lines per chunk").
+// since the stream's last chunk (BENCHMARKS.md#cache-lines-per-chunk).
 type work struct {
 	s jsonscan.Scanner
 	// text and content are choices[0].text and choices[0].delta.content:

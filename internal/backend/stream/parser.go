@@ -107,7 +107,7 @@ type Parser struct {
 // an interface, the call reads the Collector, which the event touches
 // anyway, where a method value would read a closure object of its own —
 // one more cache line per chunk and stream, cold at 1,000 streams
-// (BENCHMARKS.md, "Cache lines per chunk").
+// (BENCHMARKS.md#cache-lines-per-chunk).
 type Handler interface {
 	Event(e *Event) error
 }
