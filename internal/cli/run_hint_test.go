@@ -13,8 +13,7 @@ import (
 // llmbench cannot read is not asked whether it is running.
 func TestEndpointHint(t *testing.T) {
 	t.Parallel()
-	o := &runOptions{}
-	o.f.baseURL, o.f.endpoint = "http://127.0.0.1:8000", "/v1/completions"
+	o := &runOptions{resolved: &bench.Spec{Endpoint: bench.Endpoint{BaseURL: "http://127.0.0.1:8000", Path: "/v1/completions"}}}
 	for _, tc := range []struct {
 		class   string
 		want    string

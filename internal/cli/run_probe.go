@@ -2,76 +2,22 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
-// probeTimeout bounds the connection probe before a run.
-const probeTimeout = 5 * time.Second
-
-// probeServer opens (and closes) one TCP connection to the server of
-// baseURL, so a wrong port or a server that is not running fails in a
-// second with one line, before prompts are built and requests sent.
-func probeServer(ctx context.Context, baseURL string) error {
-	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" {
-		return nil // the client's own URL check reports it
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"https": "443"}[u.Scheme]
-		if port == "" {
-			port = "80"
-		}
-	}
-	d := net.Dialer{Timeout: probeTimeout}
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
-	if err != nil {
-		if ctx.Err() != nil {
-			return &ExitError{Code: 130, Msg: "interrupted before the benchmark started; nothing was measured"}
-		}
-		return fmt.Errorf("cannot connect to %s (%s): is the server running? check --base-url (or --host/--port), or pass --ready-check-timeout-sec to wait for it", redactURL(baseURL), dialReason(err))
-	}
-	return conn.Close()
-}
-
-// dialReason names why a connection failed in a few words.
-func dialReason(err error) string {
-	var dnsErr *net.DNSError
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "connection refused"
-	case errors.As(err, &dnsErr):
-		return "no such host"
-	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
-		return fmt.Sprintf("no answer within %v", probeTimeout)
-	}
-	return oneLine(err.Error())
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
+// hintTimeout bounds the /v1/models question of a hint.
+const hintTimeout = 5 * time.Second
 
 // redactURL drops a password from a URL for messages.
-func redactURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return "the server"
-	}
-	return u.Redacted()
-}
+func redactURL(s string) string { return redact.URL(s) }
 
 // endpointHint says what to check when the first requests all failed
 // alike (bench.EndpointError, or every request of a small run). A 404 is
@@ -81,10 +27,11 @@ func (o *runOptions) endpointHint(ctx context.Context, env *Env, plan *bench.Pla
 	if plan.Kind == bench.SageMaker {
 		return " — check --endpoint-name, --region and the credentials"
 	}
-	where := redactURL(o.baseURL()) + o.f.endpoint
+	ep := &o.resolved.Endpoint
+	where := redact.URL(ep.BaseURL) + ep.Path
 	switch {
 	case e.Class == record.ErrConnection:
-		return fmt.Sprintf(" — is the server at %s running? check --base-url (or --host/--port)", redactURL(o.baseURL()))
+		return fmt.Sprintf(" — is the server at %s running? check --base-url (or --host/--port)", redact.URL(ep.BaseURL))
 	case e.Class == record.ErrMalformedStream: // it answers, in a framing or format llmbench cannot read
 		return fmt.Sprintf(" — %s answers with a stream that is not HTTP/1.1 OpenAI SSE: check that it is an OpenAI-compatible server and --backend", where)
 	case e.Status == http.StatusNotFound:
@@ -106,9 +53,9 @@ func (o *runOptions) modelHint(ctx context.Context, env *Env, plan *bench.Plan) 
 	if !ok || len(plan.Requests) == 0 {
 		return ""
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), probeTimeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hintTimeout)
 	defer cancel()
-	models, err := openai.ListModels(ctx, c.HTTPClient(), o.baseURL(), openai.Secret(env.Getenv("OPENAI_API_KEY")))
+	models, err := openai.ListModels(ctx, c.HTTPClient(), o.resolved.Endpoint.BaseURL, o.resolved.Endpoint.APIKey)
 	if err != nil || len(models) == 0 {
 		return ""
 	}

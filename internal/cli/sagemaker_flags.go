@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/sagemaker"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
@@ -42,7 +41,7 @@ type sageMakerFlags struct {
 	instanceCount int
 	pricePerHour  float64
 
-	// backend is the SageMaker backend built by newBackend; its AWS
+	// backend is the SageMaker backend the plan was built with; its AWS
 	// configuration (region, credentials) is reused for CloudWatch.
 	backend *sagemaker.Backend
 }
@@ -92,26 +91,23 @@ func (f *sageMakerFlags) validate() error {
 	return nil
 }
 
-// config turns the flags into the backend's configuration; input errors
-// are *UsageError. concurrency is the most requests in flight
-// (--max-concurrency, or --num-prompts when unlimited).
-func (f *sageMakerFlags) config(concurrency, maxResponseBytes int) (sagemaker.Config, error) {
-	if err := f.validate(); err != nil {
-		return sagemaker.Config{}, err
-	}
+// config turns the flags into the backend's configuration, unchecked
+// (validate checks the flags, prepare.SageMaker the configuration).
+// concurrency is the most requests in flight (--max-concurrency, or
+// --num-prompts when unlimited).
+func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
 	format, _ := sagemaker.ParseFormat(f.payloadFormat)
 	readTimeout := f.readTimeout
 	if readTimeout == 0 {
 		readTimeout = -1 // the flag's 0 means never; the config's 0 means default
 	}
-	cfg := sagemaker.Config{
+	return sagemaker.Config{
 		EndpointName:            f.endpointName,
 		Format:                  format,
 		TargetVariant:           f.targetVariant,
 		TargetContainerHostname: f.targetContainerHostname,
 		InferenceComponent:      f.inferenceComponent,
 		CustomAttributes:        sagemaker.Sensitive(f.customAttributes),
-		MaxResponseBytes:        maxResponseBytes,
 		AWS: sagemaker.AWSConfig{
 			Region:      f.region,
 			Profile:     f.profile,
@@ -121,30 +117,6 @@ func (f *sageMakerFlags) config(concurrency, maxResponseBytes int) (sagemaker.Co
 			ReadTimeout: readTimeout,
 		},
 	}
-	if err := cfg.Validate(); err != nil {
-		return sagemaker.Config{}, &UsageError{Err: err}
-	}
-	return cfg, nil
-}
-
-// newBackend validates the flags, resolves region and credentials (failing
-// within seconds when there are none) and returns the SageMaker backend.
-// Flag mistakes and a missing region are *UsageError; missing credentials
-// are a plain error whose message says what to set.
-func (f *sageMakerFlags) newBackend(ctx context.Context, concurrency, maxResponseBytes int) (backend.Backend, error) {
-	cfg, err := f.config(concurrency, maxResponseBytes)
-	if err != nil {
-		return nil, err
-	}
-	b, err := sagemaker.New(ctx, cfg)
-	if err != nil {
-		if errors.Is(err, sagemaker.ErrNoRegion) {
-			return nil, &UsageError{Err: err}
-		}
-		return nil, err
-	}
-	f.backend = b
-	return b, nil
 }
 
 // resultInfo is what a saved result records of the SageMaker settings:
@@ -178,7 +150,7 @@ func (f *sageMakerFlags) resultInfo() map[string]any {
 // cloudWatch reads the endpoint's CloudWatch metrics for a run that sent
 // requests invocations (warm-ups included) between start and end (wall
 // clock), polling up to --cloudwatch-wait. It returns nil, nil when
-// --cloudwatch is off. Call it after newBackend. The CloudWatch client uses
+// --cloudwatch is off. Call it after the plan is built. The CloudWatch client uses
 // the run's region and credentials, the real CloudWatch endpoint (not
 // --endpoint-url, which points at SageMaker Runtime), or
 // AWS_ENDPOINT_URL_CLOUDWATCH when set.
@@ -217,7 +189,7 @@ func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, r
 // utilization reads the endpoint's instance utilisation from start to
 // end (a run, or a whole sweep), polling up to wait, normalised by the
 // vCPUs and GPUs of --instance-type when the built-in table knows it.
-// Call it after newBackend.
+// Call it after the plan is built.
 func (f *sageMakerFlags) utilization(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error) {
 	if f.backend == nil {
 		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")

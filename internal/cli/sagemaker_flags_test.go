@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/sagemaker"
+	"github.com/llmbench/llmbench/internal/bench/prepare"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/sim"
 )
@@ -50,6 +52,23 @@ func parseSageMakerFlags(t *testing.T, args ...string) *sageMakerFlags {
 	return f
 }
 
+// newBackend builds the backend the flags describe as a run does: the
+// flags checked, their configuration, prepare's SageMaker backend (kept
+// for CloudWatch), its input errors as usage errors.
+func newBackend(f *sageMakerFlags, concurrency, maxResponseBytes int) (*sagemaker.Backend, error) {
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	cfg := f.config(concurrency)
+	cfg.MaxResponseBytes = maxResponseBytes
+	b, err := prepare.SageMaker(context.Background(), cfg)
+	if err != nil {
+		return nil, usageOf(err)
+	}
+	f.backend = b
+	return b, nil
+}
+
 // TestSageMakerFlagsAgainstSim builds the backend from flags and sends one
 // request per payload format to the simulator's SageMaker API over real
 // HTTP.
@@ -72,7 +91,7 @@ func TestSageMakerFlagsAgainstSim(t *testing.T) {
 			defer hs.Close()
 			f := parseSageMakerFlags(t, "--endpoint-name", "my-endpoint", "--region", "eu-west-1",
 				"--endpoint-url", hs.URL, "--payload-format", format.flag)
-			b, err := f.newBackend(context.Background(), 4, 0)
+			b, err := newBackend(f, 4, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +129,7 @@ func TestSageMakerFlagErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			f := parseSageMakerFlags(t, tt.args...)
-			_, err := f.newBackend(context.Background(), 1, 0)
+			_, err := newBackend(f, 1, 0)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
@@ -124,7 +143,7 @@ func TestSageMakerFlagErrors(t *testing.T) {
 		awsTestEnv(t, false)
 		f := parseSageMakerFlags(t, "--endpoint-name", "ep", "--region", "us-east-1")
 		began := time.Now()
-		_, err := f.newBackend(context.Background(), 1, 0)
+		_, err := newBackend(f, 1, 0)
 		if err == nil || !strings.Contains(err.Error(), "AWS_ACCESS_KEY_ID") {
 			t.Fatalf("err = %v", err)
 		}
@@ -140,7 +159,7 @@ func TestSageMakerAfterRun(t *testing.T) {
 	awsTestEnv(t, true)
 	f := parseSageMakerFlags(t, "--endpoint-name", "prod-ep", "--region", "us-west-2", "--instance-type", "ml.g5.2xlarge",
 		"--custom-attributes", "tenant=secret-value")
-	if _, err := f.newBackend(context.Background(), 8, 0); err != nil {
+	if _, err := newBackend(f, 8, 0); err != nil {
 		t.Fatal(err)
 	}
 	est, err := f.costEstimate(2*time.Minute, 200, 100_000)
@@ -205,7 +224,7 @@ func TestSageMakerCloudWatch(t *testing.T) {
 	t.Setenv("AWS_ENDPOINT_URL_CLOUDWATCH", cw.URL)
 	f := parseSageMakerFlags(t, "--endpoint-name", "ep", "--region", "eu-central-1", "--endpoint-url", "http://127.0.0.1:9",
 		"--cloudwatch", "--cloudwatch-wait", "0s")
-	if _, err := f.newBackend(context.Background(), 2, 0); err != nil {
+	if _, err := newBackend(f, 2, 0); err != nil {
 		t.Fatal(err)
 	}
 	end := time.Now()

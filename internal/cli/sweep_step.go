@@ -23,7 +23,7 @@ import (
 // stepLoad is the bench load of one step at level l.
 func (d *sweepDriver) stepLoad(l float64) bench.Load {
 	s := &d.o.s
-	bl := bench.Load{Arrivals: d.o.arrivals(), Duration: s.stepDuration << d.longer[l]}
+	bl := bench.Load{Arrivals: d.base.Load.Arrivals, Duration: s.stepDuration << d.longer[l]}
 	switch d.kind {
 	case capacity.Concurrency:
 		u := load.Concurrency(int(l))

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/cloudwatch"
+	"github.com/llmbench/llmbench/internal/htmlreport"
+	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report"
+)
+
+// prepareOutputDirs creates the folders the result and records files go
+// to before anything is sent, so a bad --result-dir fails at once rather
+// than after a long run whose result then cannot be written.
+func (o *runOptions) prepareOutputDirs() error {
+	f := &o.f
+	var files []string
+	if f.saveResult || f.appendResult {
+		files = append(files, filepath.Join(f.resultDir, f.resultFilename+"x"))
+	}
+	if f.saveRecordsPath != "" {
+		files = append(files, f.saveRecordsPath)
+	}
+	for _, file := range files {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return usageErrorf("cannot create the folder for saved results: %v", err)
+		}
+	}
+	return nil
+}
+
+// afterRun adds the SageMaker sections (CloudWatch, cost) and returns the
+// result's extra keys.
+func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (map[string]any, error) {
+	sum, out := s.Metrics, ui.out
+	extra := map[string]any{selfCheckKey: selfCheckObject(outcome)}
+	if plan.Kind == bench.SageMaker {
+		extra["sagemaker"] = o.sm.resultInfo()
+		wallEnd := outcome.Start.Add(outcome.Duration)
+		cw, cwErr := o.sm.cloudWatch(ctx, outcome.Start, wallEnd, len(outcome.Records)+o.resolved.NumWarmups)
+		if cwErr != nil {
+			fmt.Fprintln(ui.errw, "Warning: CloudWatch:", cwErr)
+		}
+		if cw != nil {
+			e2el, ttft := meanMs(sum, metrics.E2EL), meanMs(sum, metrics.TTFT)
+			if err := cloudwatch.WriteTable(out, cw, e2el, ttft); err != nil {
+				return nil, err
+			}
+			extra["cloudwatch"] = cw
+		}
+	}
+	est, err := o.sm.costEstimate(outcome.Duration, sum.Completed, sum.TotalOutput)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	if est != nil {
+		extra["cost"] = est
+	}
+	if plan.Kind == bench.SageMaker || est != nil {
+		if err := o.sm.writeAfterRun(out, est); err != nil {
+			return nil, err
+		}
+	}
+	return extra, nil
+}
+
+// save writes the result JSON when asked; the records went to disk while
+// the run went on (recordsOut).
+func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut, steady steadyStateOut) error {
+	f := &o.f
+	if rec.path != "" && !rec.temp && rec.err == nil {
+		if f.saveRecordsPath != "" {
+			fmt.Fprintf(out, "Records saved to %s\n", rec.path)
+		} else {
+			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.path, rec.path)
+		}
+	}
+	if !f.saveResult && !f.appendResult {
+		return nil
+	}
+	obj, err := report.Result(sum, p, recs, report.ResultOptions{Detailed: f.saveDetailed, Extras: true,
+		WithSteadyState: steady.write, SteadyState: steady.value})
+	if err != nil {
+		return err
+	}
+	// Sorted: the saved file must not depend on map iteration order.
+	for _, k := range slices.Sorted(maps.Keys(extra)) {
+		setExtra(obj, k, extra[k])
+	}
+	path, err := report.SaveResult(f.resultDir, o.resultName(p), f.appendResult, obj)
+	if err != nil {
+		if rec.temp && rec.err == nil {
+			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.path, rec.path)
+		}
+		return fmt.Errorf("saving result: %w", err)
+	}
+	fmt.Fprintf(out, "Result saved to %s\n", path)
+	rec.removeTemp()
+	return nil
+}
+
+// writeHTML writes --html: the run page of the report, from the records
+// in memory (so it needs no saved file).
+func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.Outcome, extra map[string]any) error {
+	path := o.f.htmlPath
+	if path == "" {
+		return nil
+	}
+	name := o.resultName(&s.Params)
+	err := writeFileWith(path, func(w io.Writer) error {
+		return htmlreport.WriteRun(w, name, s.Metrics, &s.Params, outcome.Records, extra, htmlreport.Options{Title: "llmbench run: " + name})
+	})
+	if err != nil {
+		return fmt.Errorf("writing the HTML report: %w", err)
+	}
+	fmt.Fprintf(out, "HTML report written to %s\n", path)
+	return nil
+}
+
+// resultName is --result-filename, or vLLM's name for the run; a --users
+// run is named after its users (vLLM's name would say "infqps" and
+// "concurrency16" of it).
+func (o *runOptions) resultName(p *record.Params) string {
+	if o.f.resultFilename != "" {
+		return o.f.resultFilename
+	}
+	if u := o.resolved.Load.Users; u != nil {
+		return usersFilename(p, u.Users)
+	}
+	return report.ResultFilename(p)
+}
+
+// usersFilename is a closed-loop run's result file name in vLLM's shape:
+// {label}-users{N}-{model}-{date}.json, label being --label or the
+// backend and model the part of the model id after its last "/".
+func usersFilename(p *record.Params, users int) string {
+	base := p.ModelID
+	if i := strings.LastIndexByte(base, '/'); i >= 0 {
+		base = base[i+1:]
+	}
+	label := p.Backend
+	if p.Label != nil && *p.Label != "" {
+		label = *p.Label
+	}
+	return fmt.Sprintf("%s-users%d-%s-%s.json", label, users, base, p.Date)
+}
+
+// closedLoopObject is the result's llmbench.closed_loop object of a
+// --users run: what the run was (vLLM's keys cannot say it) and what
+// num_prompts then counts.
+func (o *runOptions) closedLoopObject(sent int) *report.Object {
+	sp := o.resolved
+	u := sp.Load.Users
+	x := report.NewObject()
+	x.Set("users", u.Users)
+	x.Set("think_time", u.Think.String())
+	x.Set("think_time_min_s", u.Think.Min.Seconds())
+	x.Set("think_time_max_s", u.Think.Max.Seconds())
+	x.Set("spawn_rate", u.SpawnRate)
+	x.Set("duration_s", sp.Load.Duration.Seconds())
+	x.Set("warmup_duration_s", u.Warmup.Seconds())
+	x.Set("dataset_prompts", sp.Dataset.NumPrompts)
+	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, sp.Dataset.NumPrompts))
+	return x
+}
