@@ -124,7 +124,13 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if m.Params.EndpointName != "" {
 		title = report.SageMakerSpecifics
 	}
-	if err := report.WriteRunReport(env.Stdout, s, &m.Params, report.RunReportOptions{Title: title}); err != nil {
+	steady, err := recordsSteadyState(&m.Params, m.Records, s, metrics.SteadyStateOptions{})
+	if err != nil {
+		return err
+	}
+	opt := report.RunReportOptions{Title: title}
+	withSteadySection(&opt, steady.value) // metrics.go
+	if err := report.WriteRunReport(env.Stdout, s, &m.Params, opt); err != nil {
 		return err
 	}
 	if saveRecords != "" {
@@ -136,7 +142,7 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if output == "" {
 		return nil
 	}
-	obj, err := mergedObject(m, s)
+	obj, _, err := mergedObject(m, s)
 	if err != nil {
 		return err
 	}
@@ -149,18 +155,25 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 }
 
 // mergedObject is the merged result JSON: vLLM's result with the
-// per-request arrays, the llmbench object and the llmbench_merge object.
-func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, error) {
-	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
+// per-request arrays, steady_state (as llmbench metrics computes it from
+// records), the llmbench object and the llmbench_merge object; and the
+// steady state.
+func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, *metrics.SteadyState, error) {
+	steady, err := recordsSteadyState(&m.Params, m.Records, s, metrics.SteadyStateOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true,
+		WithSteadyState: steady.write, SteadyState: steady.value})
+	if err != nil {
+		return nil, nil, err
 	}
 	obj.Set("llmbench_merge", map[string]any{
 		"run_id": m.Worker.RunID, "config_hash": m.Worker.ConfigHash, "workers": m.Worker.Count,
 		"start_unix_ns": m.Anchor.UnixNano, "start_spread_s": m.StartSpread.Seconds(),
 		"clock_unsynced_workers": m.Unsynced, "clock_bound_s": m.ClockBound.Seconds(),
 	})
-	return obj, nil
+	return obj, steady.value, nil
 }
 
 // workerRecordsGlob matches the records files workers save under their

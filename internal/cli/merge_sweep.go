@@ -197,16 +197,20 @@ func mergeStep(errw io.Writer, ws []sweepWorker, name, dir string) (capacity.Row
 			}
 		}
 	}
+	obj, steady, err := mergedObject(m, s)
+	if err != nil {
+		return capacity.Row{}, err
+	}
 	if dir != "" {
-		obj, err := mergedObject(m, s)
-		if err != nil {
-			return capacity.Row{}, err
-		}
 		if st.ResultFile, err = report.SaveResult(dir, step+".json", false, obj); err != nil {
 			return capacity.Row{}, fmt.Errorf("saving the merged step: %w", err)
 		}
 	}
-	return capacity.RowFrom(s, st), nil
+	row := capacity.RowFrom(s, st)
+	if kind != capacity.RequestRate {
+		row.SteadyThroughput(steady) // as sweep's own closed-loop rows
+	}
+	return row, nil
 }
 
 // stepLoadOf is a step's load as its records' params give it: the

@@ -99,6 +99,7 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 	o.sm = bindSageMakerFlags(cmd.Flags())
 	bindConfigFlags(cmd.Flags(), o)
 	bindWorkerFlags(cmd.Flags(), &o.w)
+	bindRepeatFlags(cmd.Flags(), &o.f.repeat, runsUsage) // run_repeat.go
 	return cmd
 }
 
@@ -155,6 +156,9 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 		return usageErrorf("--max-error-rate must be in [0, 1] (got %v)", f.maxErrorRate.v)
 	}
 	if err := o.checkSteadyState(); err != nil {
+		return err
+	}
+	if err := o.checkRepeat(cmd); err != nil {
 		return err
 	}
 	// Presence is ours to check (the schedule cannot tell an unset rate from
@@ -404,6 +408,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
 	o.live.startPhase("main", plan)
 	o.printBanner(ui.out)
+	if o.f.repeat.repeated() {
+		return o.runRepeated(ctx, env, plan, ui) // --runs: run_repeat.go
+	}
 	rec, err := o.openRecords(plan)
 	if err != nil {
 		return err

@@ -25,7 +25,6 @@ type sweepFlags struct {
 	stepDuration              time.Duration
 	promptsPerStep            int
 	stepWarmup                int
-	runs                      int
 	sla                       string
 	stopWhenSaturated         bool
 	refine                    int
@@ -131,7 +130,7 @@ refused there (they need the merged data).`,
 	fs.DurationVar(&s.stepDuration, "step-duration", 0, "bound each step by time (e.g. 60s); 0 = by --prompts-per-step only")
 	fs.IntVar(&s.promptsPerStep, "prompts-per-step", 0, "requests per step (0 = 8 x load, at least 32, or rate x 20 s; unbounded under --step-duration)")
 	fs.IntVar(&s.stepWarmup, "step-warmup", -1, "warm-up requests before each step, excluded from its metrics (-1 = the load, at most 64)")
-	fs.IntVar(&s.runs, "runs", 1, "repeat each step this many times; rows report the mean, the spread and run_stats, and with --sla each step is judged on the t interval over its runs")
+	bindRepeatFlags(fs, &o.f.repeat, "repeat each step K times, or auto: until each deciding figure's 95% t interval is within --ci-width of its mean (at least 3, at most --max-runs runs; deciding: the --sla terms judged on an interval, else output token throughput, mean TTFT and mean TPOT); rows report the mean, the spread and run_stats, and with --sla each step is judged on the t interval over its runs")
 	fs.StringVar(&s.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
 	fs.BoolVar(&s.stopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
 	fs.Float64Var(&s.requireLoad, "require-load", 0, "with --sla: exit 1 when the largest load under the SLA is below this (a CI gate: \"capacity fell below N users\")")
@@ -198,8 +197,11 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64,
 	if err != nil {
 		return "", nil, nil, load.Think{}, &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
 	}
-	if o.s.runs < 1 || o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
-		return "", nil, nil, load.Think{}, usageErrorf("--runs must be >= 1; --refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
+	if err := o.f.repeat.check(cmd.Flags().Changed("ci-width") || cmd.Flags().Changed("max-runs")); err != nil {
+		return "", nil, nil, load.Think{}, err
+	}
+	if o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
+		return "", nil, nil, load.Think{}, usageErrorf("--refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
 	}
 	if kind != capacity.Users && o.userSet(cmd, "think-time") {
 		return "", nil, nil, load.Think{}, usageErrorf("--think-time needs --users")
@@ -298,7 +300,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	}
 	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
 	d := &sweepDriver{o: o, ui: ui, base: base, kind: kind, sla: sla, think: think,
-		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.s.runs}
+		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.f.repeat.planned()}
 	if err := d.prepareDir(); err != nil {
 		return err
 	}
@@ -341,6 +343,8 @@ type sweepDriver struct {
 	// pending are the saved results of the current load's runs so far,
 	// rewritten with llmbench.runs once the K-th has run (saveRuns).
 	pending []savedRun
+	// more is whether the last step's load wants another run (--runs).
+	more bool
 }
 
 func (d *sweepDriver) label() string {
@@ -374,10 +378,8 @@ func (d *sweepDriver) prepareDir() error {
 // ladder runs every load of the ladder, --runs times each.
 func (d *sweepDriver) ladder(ctx context.Context, loads []float64) {
 	for _, l := range loads {
-		for run := 1; run <= d.o.s.runs; run++ {
-			if !d.step(ctx, l, run) {
-				return
-			}
+		if !d.runLoad(ctx, l) {
+			return
 		}
 		if d.o.s.stopWhenSaturated && d.an != nil && d.an.Stop() {
 			d.stopped = "the knee is confirmed and the SLA failed (--stop-when-saturated)"
@@ -409,11 +411,25 @@ func (d *sweepDriver) refine(ctx context.Context) {
 			d.stopped = fmt.Sprintf("refinement stopped at %s %s, whose step gave no server verdict (client-limited)", d.kind, strconv.FormatFloat(probe, 'f', -1, 64))
 			return
 		}
-		d.total += d.o.s.runs
-		for run := 1; run <= d.o.s.runs; run++ {
-			if !d.step(ctx, probe, run) {
-				return
-			}
+		d.total += d.o.f.repeat.planned()
+		if !d.runLoad(ctx, probe) {
+			return
+		}
+	}
+}
+
+// runLoad runs the runs of load l: --runs K of them, or under --runs
+// auto until the deciding figures converge (at most --max-runs); false
+// when the sweep must stop.
+func (d *sweepDriver) runLoad(ctx context.Context, l float64) bool {
+	for run := 1; ; run++ {
+		ok, more := d.step(ctx, l, run)
+		if !ok {
+			return false
+		}
+		if !more {
+			d.total -= d.o.f.repeat.planned() - run // auto stopped early
+			return true
 		}
 	}
 }
@@ -446,12 +462,8 @@ func (d *sweepDriver) lengthen(ctx context.Context, l float64) {
 		}
 	}
 	d.rows, d.windows = rows, windows
-	d.total += d.o.s.runs
-	for run := 1; run <= d.o.s.runs; run++ {
-		if !d.step(ctx, l, run) {
-			return
-		}
-	}
+	d.total += d.o.f.repeat.planned()
+	d.runLoad(ctx, l)
 }
 
 // tested reports whether a step at load l has run.

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,6 +16,7 @@ import (
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // stepLoad is the bench load of one step at level l.
@@ -74,15 +73,21 @@ func (d *sweepDriver) printPlan(w io.Writer, loads []float64) {
 	for i, l := range loads {
 		levels[i] = strconv.FormatFloat(l, 'f', -1, 64)
 	}
-	steps := len(loads) * s.runs
+	rp := &d.o.f.repeat
+	runs := rp.planned()
+	steps := len(loads) * runs
 	head := fmt.Sprintf("Plan: %d steps (%s %s", steps, d.kind, strings.Join(levels, ", "))
-	if s.runs > 1 {
-		head += fmt.Sprintf(", %d runs each", s.runs)
+	switch {
+	case rp.runs.auto:
+		head = fmt.Sprintf("Plan: at most %d steps (%s %s, %d to %d runs each until the 95%% intervals of %s are within %s of their means",
+			steps, d.kind, strings.Join(levels, ", "), stats.MinAutoRuns, runs, strings.Join(d.sla.Deciding(), ", "), pctWords(rp.ciWidth))
+	case runs > 1:
+		head += fmt.Sprintf(", %d runs each", runs)
 	}
 	head += ")"
 	refine := ""
 	if s.refine > 0 {
-		refine = fmt.Sprintf(", plus up to %d refinement steps", s.refine*s.runs)
+		refine = fmt.Sprintf(", plus up to %d refinement steps", s.refine*runs)
 	}
 	if s.stepDuration > 0 {
 		fmt.Fprintf(w, "%s of %v each after their warm-ups: about %v in all%s.\n", head, s.stepDuration, time.Duration(steps)*s.stepDuration, refine)
@@ -92,7 +97,7 @@ func (d *sweepDriver) printPlan(w io.Writer, loads []float64) {
 	lo, hi := math.MaxInt, 0
 	for _, l := range loads {
 		n := d.stepRequests(l)
-		total += n * s.runs
+		total += n * runs
 		lo, hi = min(lo, n), max(hi, n)
 	}
 	size := strconv.Itoa(lo)
@@ -131,14 +136,21 @@ func (d *sweepDriver) stepWarmups(l float64) int {
 	return max(1, min(64, int(math.Ceil(l))))
 }
 
-// step runs one step and adds its row; false when the sweep must stop
-// (interrupted, or the step could not run).
-func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
-	d.n++
-	what := fmt.Sprintf("step %d of %d: %s %s", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64))
-	if d.o.s.runs > 1 {
-		what += fmt.Sprintf(" (run %d of %d)", run, d.o.s.runs)
+// step runs one step and adds its row; ok is false when the sweep must
+// stop (interrupted, or the step could not run), more whether the load
+// wants another run (--runs).
+func (d *sweepDriver) step(ctx context.Context, l float64, run int) (ok, more bool) {
+	if !d.runStep(ctx, l, run) {
+		return false, false
 	}
+	return ctx.Err() == nil, d.more
+}
+
+// runStep is step's body: it sets d.more.
+func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
+	d.n++
+	d.more = false
+	what := d.stepWords(l, run)
 	p, err := d.stepPlan(l)
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s: %v", what, err)
@@ -146,8 +158,9 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
-	d.o.live.startPhase(stepPhase(d.kind, l, run, d.o.s.runs), p)
-	rec := d.stepRecords(stepName(d.kind, l, run, d.o.s.runs))
+	runs := d.o.f.repeat.planned()
+	d.o.live.startPhase(stepPhase(d.kind, l, run, runs), p)
+	rec := d.stepRecords(stepName(d.kind, l, run, runs))
 	total := len(p.Requests)
 	if p.Load.Duration > 0 {
 		total = 0 // bounded by time
@@ -183,17 +196,66 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	}
 	d.rows = append(d.rows, row)
 	d.windows = append(d.windows, stepWindow{outcome.Start, outcome.Start.Add(outcome.Duration)})
+	more, conv := d.o.f.repeat.next(d.runFigures(l), d.sla.Deciding())
+	d.rows[len(d.rows)-1].Convergence = conv
+	if !more {
+		if err := d.saveRuns(conv); err != nil {
+			d.stopped = fmt.Sprintf("%s: %v", what, err)
+			return false
+		}
+	}
 	if an, err := capacity.Analyze(d.kind, d.sla, d.rows); err == nil {
 		d.an = an
 	}
-	fmt.Fprintf(d.ui.errw, "  %s%s%s\n", stepLine(&row, d.sla), d.verdictNote(l, run), d.etaNote(d.loads, &row))
+	fmt.Fprintf(d.ui.errw, "  %s%s%s%s\n", stepLine(&row, d.sla), d.verdictNote(l, !more), convergenceNote(conv, more), d.etaNote(d.loads, &row))
+	d.more = more
 	if row.Completed == 0 && row.Failed > 0 {
 		// Nothing answered: the next, heavier step would not either.
 		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, firstError(outcome))
 		d.stopped = d.dead
 		return false
 	}
-	return ctx.Err() == nil
+	return true
+}
+
+// stepWords names a step in its progress line: "step 3 of 12:
+// concurrency 4 (run 2 of 3)".
+func (d *sweepDriver) stepWords(l float64, run int) string {
+	what := fmt.Sprintf("step %d of %d: %s %s", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64))
+	switch rp := &d.o.f.repeat; {
+	case rp.runs.auto:
+		what = fmt.Sprintf("step %d of at most %d: %s %s (run %d of at most %d, --runs auto)", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64), run, rp.maxRuns)
+	case rp.runs.k > 1:
+		what += fmt.Sprintf(" (run %d of %d)", run, rp.runs.k)
+	}
+	return what
+}
+
+// runFigures are the figures of each run at load l so far.
+func (d *sweepDriver) runFigures(l float64) []map[string]float64 {
+	var out []map[string]float64
+	for i := range d.rows {
+		if d.rows[i].Load == l {
+			out = append(out, d.rows[i].Metrics)
+		}
+	}
+	return out
+}
+
+// convergenceNote is the step line's word on --runs auto: how the
+// deciding intervals stand after this run ("" for a fixed --runs).
+func convergenceNote(c *stats.Convergence, more bool) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Converged:
+		return fmt.Sprintf(" (converged after %d runs: %s)", c.Runs, capacity.ConvergenceWords(c))
+	case !more:
+		return fmt.Sprintf(" (NOT converged in %d runs: %s)", c.Runs, capacity.ConvergenceWords(c))
+	case c.Runs >= stats.MinAutoRuns:
+		return fmt.Sprintf(" (not converged yet: %s)", capacity.ConvergenceWords(c))
+	}
+	return ""
 }
 
 // stepPlan is the plan of the next step at level l: in worker mode this
@@ -214,8 +276,8 @@ func (d *sweepDriver) stepPlan(l float64) (*bench.Plan, error) {
 
 // verdictNote is ", unresolved" after the last run of a load whose SLA
 // verdict is unresolved (its interval straddles a limit), else "".
-func (d *sweepDriver) verdictNote(l float64, run int) string {
-	if d.an == nil || run < d.o.s.runs {
+func (d *sweepDriver) verdictNote(l float64, last bool) string {
+	if d.an == nil || !last {
 		return ""
 	}
 	for i := range d.an.Steps {
@@ -266,7 +328,14 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	si.server.crossCheck(outcome, sum.Metrics)
 	si.server.toRecords(si.rec)
 	si.rec.close(outcome, &sum.Params, d.ui.errw)
-	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true})
+	// A closed-loop step's steady_state, as run computes it: its
+	// throughputs are the row's (SteadyThroughput below).
+	steady, err := d.o.steadyState(p, outcome, sum)
+	if err != nil {
+		return capacity.Row{}, err
+	}
+	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true,
+		WithSteadyState: steady.write, SteadyState: steady.value})
 	if err != nil {
 		return capacity.Row{}, err
 	}
@@ -276,7 +345,8 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 			"index": w.Index, "count": w.Count, "step_start_at": p.StartAt.UTC().Format(time.RFC3339Nano),
 			"late_s": outcome.Late.Seconds(), "warning": si.warn})
 	}
-	path, err := report.SaveResult(d.dir, stepName(d.kind, si.load, si.run, d.o.s.runs), false, obj)
+	name := stepName(d.kind, si.load, si.run, d.o.f.repeat.planned())
+	path, err := report.SaveResult(d.dir, name, false, obj)
 	if err != nil {
 		return capacity.Row{}, fmt.Errorf("saving the step result: %w", err)
 	}
@@ -290,10 +360,14 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 		st.Share = float64((int(si.load)-w.Index+w.Count-1)/w.Count) / si.load
 	}
 	row := capacity.RowFrom(sum.Metrics, st)
-	row.Server = si.server.summary()
-	if err := d.saveRuns(si, obj, row.Metrics); err != nil {
-		return capacity.Row{}, err
+	if d.kind != capacity.RequestRate {
+		row.SteadyThroughput(steady.value)
 	}
+	row.Server = si.server.summary()
+	if si.run == 1 {
+		d.pending = d.pending[:0]
+	}
+	d.pending = append(d.pending, savedRun{name, obj, row.Metrics})
 	return row, nil
 }
 
@@ -304,43 +378,26 @@ type savedRun struct {
 	m    map[string]float64
 }
 
-// saveRuns keeps each run of a load under --runs K > 1 and, once the
-// K-th has run, saves every run's result again with llmbench.runs: the K
-// runs' numeric figures, which compare reads to test a change over runs
-// (docs/confidence.md, "compare").
-func (d *sweepDriver) saveRuns(si stepInfo, obj *report.Object, m map[string]float64) error {
-	k := d.o.s.runs
-	if k < 2 {
+// saveRuns saves each run of a load under --runs again, once the last
+// has run, with llmbench.runs (runsArray: the runs' numeric figures,
+// which compare reads to test a change over runs, docs/confidence.md,
+// "compare") and under --runs auto llmbench.convergence. One run is left
+// as saved.
+func (d *sweepDriver) saveRuns(conv *stats.Convergence) error {
+	defer func() { d.pending = d.pending[:0] }()
+	if len(d.pending) < 2 {
 		return nil
 	}
-	if si.run == 1 {
-		d.pending = d.pending[:0]
-	}
-	d.pending = append(d.pending, savedRun{stepName(d.kind, si.load, si.run, k), obj, m})
-	if si.run < k || len(d.pending) != k {
-		return nil
-	}
-	runs := make([]any, k)
+	figs := make([]map[string]float64, len(d.pending))
 	for i, r := range d.pending {
-		o := report.NewObject()
-		keys := slices.Sorted(maps.Keys(r.m))
-		for _, key := range keys {
-			o.Set(key, r.m[key])
-		}
-		runs[i] = o
+		figs[i] = r.m
 	}
 	for _, r := range d.pending {
-		x, ok := r.obj.Get(report.ExtrasKey)
-		xo, isObj := x.(*report.Object)
-		if !ok || !isObj {
-			continue
-		}
-		xo.Set(report.RunsKey, runs)
+		setRunsExtras(r.obj, figs, conv)
 		if _, err := report.SaveResult(d.dir, r.name, false, r.obj); err != nil {
 			return fmt.Errorf("saving the step result: %w", err)
 		}
 	}
-	d.pending = d.pending[:0]
 	return nil
 }
 
@@ -401,6 +458,9 @@ func stepLine(r *capacity.Row, sla capacity.SLA) string {
 			}
 		}
 		s += map[bool]string{true: ", SLA pass", false: ", SLA FAIL"}[ok]
+	}
+	if r.ThroughputFrom == capacity.ThroughputSteady {
+		s += fmt.Sprintf(" (throughput over the %.1fs steady window; whole run %.1f out tok/s)", *r.SteadyWindowS, r.RunThroughput["output_throughput"])
 	}
 	if r.HarnessLimited {
 		s += " (client-limited: " + r.HarnessReason + ")"
