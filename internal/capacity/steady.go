@@ -89,10 +89,9 @@ func steadyNote(steps []Row) string {
 	var without []string
 	steady := false
 	for i := range steps {
-		switch r := &steps[i]; r.ThroughputFrom {
-		case ThroughputSteady:
-			steady = true
-		case ThroughputRun, ThroughputMixed:
+		r := &steps[i]
+		steady = steady || r.ThroughputFrom == ThroughputSteady || r.ThroughputFrom == ThroughputMixed
+		if r.ThroughputFrom == ThroughputRun || r.ThroughputFrom == ThroughputMixed {
 			without = append(without, strconv.FormatFloat(r.Load, 'f', -1, 64))
 		}
 	}
