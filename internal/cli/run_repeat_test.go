@@ -186,11 +186,16 @@ func TestRunsFlagRefusals(t *testing.T) {
 		{[]string{"--runs", "auto", "--max-runs", "2"}, "--max-runs must be at least 3"},
 		{[]string{"--runs", "auto", "--ci-width", "0"}, "--ci-width must be positive"},
 		{[]string{"--runs", "2", "--worker-count", "2"}, "a distributed run (--worker-count) is one run"},
+		{[]string{"--runs", "auto", "--worker-index", "0", "--worker-count", "2", "--step-duration", "2s",
+			"--start-at", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, "--runs auto needs the merged data"},
 	}
-	for _, cmd := range [][]string{{"run"}, {"sweep", "--concurrency", "1"}} {
+	for _, cmd := range [][]string{{"run"}, {"sweep", "--concurrency", "2"}} {
 		for _, tt := range tests {
-			if cmd[0] == "sweep" && slices.Contains(tt.args, "--worker-count") {
+			switch {
+			case cmd[0] == "sweep" && tt.args[1] == "2" && slices.Contains(tt.args, "--worker-count"):
 				continue // a sweep's workers repeat each step alike
+			case cmd[0] == "run" && slices.Contains(tt.args, "--step-duration"):
+				continue
 			}
 			args := append(append(slices.Clone(cmd), "--base-url", "http://127.0.0.1:1", "--model", "m"), tt.args...)
 			code, out, errs := runCLI(t, args...)

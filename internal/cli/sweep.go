@@ -256,6 +256,11 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if err := o.checkSweepWorker(cmd, kind, loads); err != nil {
 		return err
 	}
+	if o.w.info != nil && o.f.repeat.runs.auto {
+		// Each worker sees only its share: when to stop is the merged
+		// step's question.
+		return usageErrorf("--runs auto needs the merged data: in worker mode give a fixed --runs K")
+	}
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
 	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
