@@ -35,9 +35,10 @@ var steadyKeys = []struct {
 // whole run's in RunThroughput: a short step's ramp-up at the start and
 // drain at the end otherwise dilute what the server sustains at the
 // load, and the saturation analysis reads these figures. With no window
-// (ss nil) the whole run's stay and the row says so.
+// (ss nil), or one that saw fewer than half the step's requests
+// complete (SteadyUsable), the whole run's stay and the row says so.
 func (r *Row) SteadyThroughput(ss *metrics.SteadyState) {
-	if ss == nil {
+	if !SteadyUsable(ss) {
 		r.ThroughputFrom = ThroughputRun
 		return
 	}
@@ -49,6 +50,16 @@ func (r *Row) SteadyThroughput(ss *metrics.SteadyState) {
 	d := ss.Window.DurationS
 	r.ThroughputFrom, r.SteadyWindowS = ThroughputSteady, &d
 	r.derive()
+}
+
+// SteadyUsable reports whether a steady window can stand for its step:
+// it exists and at least half the step's successful requests completed
+// in it. A step of one wave (as many requests as its concurrency) has a
+// window from the last start to the first end, in which next to nothing
+// completes: a moment, not a steady state, and its request throughput
+// would be about 0.
+func SteadyUsable(ss *metrics.SteadyState) bool {
+	return ss != nil && 2*ss.Window.RequestsCompletedInWindow >= ss.Window.RequestsTotal && ss.Window.RequestsCompletedInWindow > 0
 }
 
 // aggregateThroughput sets an aggregated row's throughput source from
@@ -100,7 +111,7 @@ func steadyNote(steps []Row) string {
 	}
 	s := "throughput over each step's steady window (vLLM's steady_state); ramp and drain excluded"
 	if len(without) > 0 {
-		s += fmt.Sprintf(" (%s %s: no window for every run, the whole run's)", steps[0].LoadKind, strings.Join(without, ", "))
+		s += fmt.Sprintf(" (%s %s: no usable window in every run, the whole run's)", steps[0].LoadKind, strings.Join(without, ", "))
 	}
 	return s
 }

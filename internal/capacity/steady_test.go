@@ -9,9 +9,10 @@ import (
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
-// steadyOf is a steady_state whose window sustained out tok/s.
+// steadyOf is a steady_state whose window sustained out tok/s and saw
+// 90 of the step's 100 requests complete.
 func steadyOf(out, windowS float64) *metrics.SteadyState {
-	return &metrics.SteadyState{Window: metrics.SteadyStateWindow{DurationS: windowS},
+	return &metrics.SteadyState{Window: metrics.SteadyStateWindow{DurationS: windowS, RequestsCompletedInWindow: 90, RequestsTotal: 100},
 		RequestThroughput: out / outLen, OutputThroughput: out, TotalTokenThroughput: 3 * out}
 }
 
@@ -58,16 +59,24 @@ func TestSteadyThroughputDecidesTheKnee(t *testing.T) {
 	}
 }
 
-// TestSteadyThroughputWithoutWindow: no window keeps the whole run's
-// figures and says "run"; runs of one load that differ are "mixed", and
-// the note names the loads without a window.
+// TestSteadyThroughputWithoutWindow: no window, or one where fewer than
+// half the requests completed, keeps the whole run's figures and says
+// "run"; runs of one load that differ are "mixed", and the note names
+// the loads without a usable window.
 func TestSteadyThroughputWithoutWindow(t *testing.T) {
 	t.Parallel()
 	rows := rowsOf(Concurrency, 0, spec{load: 1, tput: 100, p99TTFT: 40, p99ITL: 9}, spec{load: 2, tput: 190, p99TTFT: 40, p99ITL: 9},
 		spec{load: 2, tput: 200, p99TTFT: 40, p99ITL: 9})
 	rows[0].SteadyThroughput(nil)
 	rows[1].SteadyThroughput(steadyOf(210, 10))
-	rows[2].SteadyThroughput(nil)
+	oneWave := steadyOf(900, 0.1) // 32 requests at 32: from the last start to the first end
+	oneWave.Window.RequestsCompletedInWindow, oneWave.Window.RequestsTotal = 1, 32
+	rows[2].SteadyThroughput(oneWave)
+	half := steadyOf(900, 0.1)
+	half.Window.RequestsCompletedInWindow, half.Window.RequestsTotal = 16, 32
+	if !SteadyUsable(half) || SteadyUsable(oneWave) || SteadyUsable(nil) {
+		t.Errorf("usable: half %v, one wave %v, nil %v; want true, false, false", SteadyUsable(half), SteadyUsable(oneWave), SteadyUsable(nil))
+	}
 	if rows[0].ThroughputFrom != ThroughputRun || rows[0].OutputThroughput != 100 || rows[0].RunThroughput != nil {
 		t.Errorf("no window: %s %v %v", rows[0].ThroughputFrom, rows[0].OutputThroughput, rows[0].RunThroughput)
 	}
@@ -79,7 +88,7 @@ func TestSteadyThroughputWithoutWindow(t *testing.T) {
 	if two.ThroughputFrom != ThroughputMixed || two.OutputThroughput != 205 || *two.SteadyWindowS != 10 || two.RunThroughput["output_throughput"] != 190 {
 		t.Errorf("load 2: %s, out %v, window %v, whole run %v; want mixed, 205 (210 and 200), 10, 190", two.ThroughputFrom, two.OutputThroughput, *two.SteadyWindowS, two.RunThroughput)
 	}
-	if n := steadyNote(an.Steps); !strings.HasSuffix(n, "(concurrency 1, 2: no window for every run, the whole run's)") {
+	if n := steadyNote(an.Steps); !strings.HasSuffix(n, "(concurrency 1, 2: no usable window in every run, the whole run's)") {
 		t.Errorf("note %q", n)
 	}
 }
