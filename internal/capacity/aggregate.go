@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // Range is the spread of one figure over repeated runs of one load.
@@ -59,13 +61,18 @@ func Aggregate(rows []Row) (Row, error) {
 		mean, rg := spread(vals)
 		out.Metrics[k], out.Spread[k] = mean, rg
 	}
-	out.RunStats = runStats(rows, keys)
+	figs := make([]map[string]float64, len(rows))
+	for i := range rows {
+		figs[i] = rows[i].Metrics
+	}
+	out.RunStats = stats.RunsByKey(figs, stats.DefaultConfidence)
 	out.ResultFile = strings.Join(files, " ")
 	out.MeanInFlight = meanOf(rows, func(r *Row) *float64 { return r.MeanInFlight })
 	out.DispatchLagP99Ms = meanOf(rows, func(r *Row) *float64 { return r.DispatchLagP99Ms })
 	out.ClientCPU = meanOf(rows, func(r *Row) *float64 { return r.ClientCPU })
 	out.Utilization = meanUtilization(rows)
 	out.Server = lastServer(rows)
+	aggregateThroughput(&out, rows)
 	out.derive()
 	// One limited run limits the step, whatever the averages say; its
 	// reason is the one shown.

@@ -347,7 +347,10 @@ func notes(steps []Row, sla SLA) []string {
 				loadWords(r.Load, r.LoadKind), 100*(*r.LittlesLawRatio-1)))
 		}
 	}
-	return out
+	if n := steadyNote(steps); n != "" {
+		out = append(out, n)
+	}
+	return append(out, convergenceNotes(steps)...)
 }
 
 // Stop reports whether --stop-when-saturated may end the ladder: the

@@ -1,7 +1,6 @@
 package capacity
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/llmbench/llmbench/internal/stats"
@@ -176,25 +175,4 @@ func kneeInterval(c []*Row) (low, high float64, ok bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-// runStats is stats.Runs of each figure over the runs that reported it;
-// nil with fewer than two runs.
-func runStats(rows []Row, keys map[string]bool) map[string]stats.RunStats {
-	if len(rows) < 2 {
-		return nil
-	}
-	out := map[string]stats.RunStats{}
-	for k := range keys {
-		var vals []float64
-		for i := range rows {
-			if v, ok := rows[i].Metrics[k]; ok && !math.IsNaN(v) {
-				vals = append(vals, v)
-			}
-		}
-		if rs, ok := stats.Runs(vals, stats.DefaultConfidence); ok {
-			out[k] = rs
-		}
-	}
-	return out
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -139,6 +138,19 @@ type Row struct {
 	// RunStats is each figure over the step's runs as stats.Runs gives it
 	// (mean, std, se, t critical, low, high, cv); absent for one run.
 	RunStats map[string]stats.RunStats `json:"run_stats,omitempty"`
+	// Convergence is --runs auto's record for the step: the runs it took
+	// and whether the deciding figures' intervals converged; absent for
+	// a fixed number of runs.
+	Convergence *stats.Convergence `json:"convergence,omitempty"`
+	// ThroughputFrom says what the request, output and total token
+	// throughputs cover: ThroughputSteady (the closed-loop step's
+	// steady_state window, SteadyWindowS long) or ThroughputRun (the
+	// whole run); absent for an open-loop step (always the whole run).
+	ThroughputFrom string   `json:"throughput_from,omitempty"`
+	SteadyWindowS  *float64 `json:"steady_window_s,omitempty"`
+	// RunThroughput holds the whole-run throughputs the steady ones
+	// replaced (same keys); absent when none were.
+	RunThroughput map[string]float64 `json:"run_throughput,omitempty"`
 	// ResultFile is the step's saved result ("" = not saved).
 	ResultFile string `json:"result_file"`
 	// Metrics holds every numeric result key of the step: vLLM's
@@ -214,44 +226,8 @@ func RowFrom(sum *metrics.Summary, st Step) Row {
 			r.MeanCI["mean_"+c.Metric+"_ms"] = *c.Mean
 		}
 	}
-	m := map[string]float64{
-		"error_rate":              0,
-		"request_throughput":      sum.RequestThroughput,
-		"output_throughput":       sum.OutputThroughput,
-		"total_token_throughput":  sum.TotalTokenThroughput,
-		"max_concurrent_requests": float64(sum.MaxConcurrentRequests),
-	}
-	for _, c := range sum.Stream.Errors {
-		if c.Name == record.ErrCanceled {
-			r.Canceled = c.N
-		}
-	}
-	if n := sum.Completed + sum.Failed - r.Canceled; n > 0 {
-		m["error_rate"] = float64(sum.Failed-r.Canceled) / float64(n)
-	}
-	if sum.RequestGoodput != nil {
-		m["request_goodput"] = *sum.RequestGoodput
-	}
-	for i := range sum.Metrics {
-		st := &sum.Metrics[i]
-		m["mean_"+st.Metric+"_ms"] = st.Mean
-		m["median_"+st.Metric+"_ms"] = st.Median
-		m["std_"+st.Metric+"_ms"] = st.Std
-		for j, p := range sum.Percentiles {
-			m[pctKey(p)+"_"+st.Metric+"_ms"] = st.Percentiles[j]
-		}
-	}
-	pu := &sum.PerUser
-	m["mean_per_user_tps"] = pu.MeanTPS
-	m["median_per_user_tps"] = pu.MedianTPS
-	for i, q := range metrics.PerUserPercentiles {
-		if i < len(pu.LowTPS) {
-			m[pctKey(q)+"_per_user_tps"] = pu.LowTPS[i]
-		}
-	}
-	m["system_output_tps"] = pu.SystemTPS
-	m["token_goodput"] = pu.TokenGoodput
-	r.Metrics = m
+	r.Canceled = canceledOf(sum)
+	r.Metrics = Figures(sum)
 	if r.DispatchLagP99Ms == nil && sum.Extra.DispatchLag != nil {
 		for j, p := range sum.Percentiles {
 			if p == 99 {

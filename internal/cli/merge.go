@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/merge"
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -89,7 +90,13 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if m.Params.EndpointName != "" {
 		title = report.SageMakerSpecifics
 	}
-	if err := report.WriteRunReport(env.Stdout, s, &m.Params, report.RunReportOptions{Title: title}); err != nil {
+	steady, err := recordsSteadyState(&m.Params, m.Records, s, metrics.SteadyStateOptions{})
+	if err != nil {
+		return err
+	}
+	opt := report.RunReportOptions{Title: title}
+	withSteadySection(&opt, steady.value) // metrics.go
+	if err := report.WriteRunReport(env.Stdout, s, &m.Params, opt); err != nil {
 		return err
 	}
 	if saveRecords != "" {
@@ -101,7 +108,7 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	if output == "" {
 		return nil
 	}
-	obj, err := merge.Object(m, s)
+	obj, _, err := mergedObject(m, s)
 	if err != nil {
 		return err
 	}
@@ -111,6 +118,21 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 	}
 	fmt.Fprintf(env.Stdout, "Merged result saved to %s\n", path)
 	return nil
+}
+
+// mergedObject is the merged result JSON (merge.Object) with
+// steady_state as llmbench metrics computes it from records; and the
+// steady state.
+func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, *metrics.SteadyState, error) {
+	steady, err := recordsSteadyState(&m.Params, m.Records, s, metrics.SteadyStateOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, err := merge.Object(m, s, report.ResultOptions{WithSteadyState: steady.write, SteadyState: steady.value})
+	if err != nil {
+		return nil, nil, err
+	}
+	return obj, steady.value, nil
 }
 
 // writeMergedRecords saves the merged records (merge.WriteRecords).

@@ -67,16 +67,20 @@ func mergeStep(errw io.Writer, ws []merge.SweepWorker, name, dir string) (capaci
 	fmt.Fprintf(errw, "Step %s: %d workers, %d requests; the workers began dispatch within %v of each other.\n",
 		step, m.Worker.Count, len(m.Records), m.StartSpread.Round(time.Microsecond))
 	st := merge.StepOf(ws, &m.Params)
+	obj, steady, err := mergedObject(m, s)
+	if err != nil {
+		return capacity.Row{}, err
+	}
 	if dir != "" {
-		obj, err := merge.Object(m, s)
-		if err != nil {
-			return capacity.Row{}, err
-		}
 		if st.ResultFile, err = report.SaveResult(dir, step+".json", false, obj); err != nil {
 			return capacity.Row{}, fmt.Errorf("saving the merged step: %w", err)
 		}
 	}
-	return capacity.RowFrom(s, st), nil
+	row := capacity.RowFrom(s, st)
+	if st.Kind != capacity.RequestRate {
+		row.SteadyThroughput(steady) // as sweep's own closed-loop rows
+	}
+	return row, nil
 }
 
 // writeMergedSweep prints the table and verdict and, with a path, saves

@@ -24,6 +24,10 @@ type metricsOptions struct {
 	detailed          bool
 	extras            bool
 	tokenizer         string
+	// The steady-state flags, as run's (records do not carry them).
+	noSteadyState        bool
+	steadyStateThreshold float64
+	steadyStateMinWindow optFloat
 }
 
 func newMetricsCmd(env *Env) *cobra.Command {
@@ -43,7 +47,9 @@ format is detected from the first line.
 The run's parameters come from the file; the flags below override them.
 --format json prints the object vLLM saves with --save-result (with the
 per-request arrays unless --save-detailed=false); for llmbench records it
-appends an "llmbench" object with our own figures (--extras=false drops it).`,
+appends an "llmbench" object with our own figures and, as run, vLLM's Rust
+client's "steady_state" (--extras=false drops both). The steady-state flags
+are run's, which the records do not keep.`,
 		Example: `  llmbench metrics results.records.jsonl
   llmbench metrics run.input.json --format json --date 20260101-000000
   llmbench metrics run.records.jsonl --metric-percentiles 50,90,99 --goodput ttft:500 tpot:50`,
@@ -59,6 +65,9 @@ appends an "llmbench" object with our own figures (--extras=false drops it).`,
 	fs.BoolVar(&o.detailed, "save-detailed", true, "keep the per-request arrays in --format json, like vLLM's --save-detailed")
 	fs.BoolVar(&o.extras, "extras", false, `append the "llmbench" object to --format json (default: on for llmbench records, off for conformance input)`)
 	fs.StringVar(&o.tokenizer, "tokenizer", "", `override the tokenizer: "whitespace" (one token per word), "none" (like --skip-tokenizer-init), or the id recorded in the file`)
+	fs.BoolVar(&o.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of llmbench records of a closed-loop run (as run's flag; records do not keep it)")
+	fs.Float64Var(&o.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of max_concurrency in flight, in (0.0, 1.0] (as run's flag)")
+	fs.Var(&o.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run); as run's flag)")
 	return cmd
 }
 
@@ -68,6 +77,9 @@ func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 	case "table", "json", "filename":
 	default:
 		return usageErrorf("--format %q: want table, json or filename", o.format)
+	}
+	if err := checkSteadyStateFlags(o.steadyStateThreshold, o.steadyStateMinWindow); err != nil {
+		return err
 	}
 	p, recs, fileFormat, err := readRecords(env, path)
 	if err != nil {
@@ -153,8 +165,18 @@ func noteUnfinished(w io.Writer, p *record.Params, n int) {
 
 // print writes vLLM's result JSON, or the table and our sections.
 func (o *metricsOptions) print(w io.Writer, s *metrics.Summary, p *record.Params, recs []record.Record, fileFormat record.Format) error {
+	steady := steadyStateOut{}
+	if fileFormat == record.FormatJSONLines {
+		var err error
+		if steady, err = recordsSteadyState(p, recs, s, o.steadyStateOptions()); err != nil {
+			return err
+		}
+	}
 	if o.format == "json" {
-		opt := report.ResultOptions{Detailed: o.detailed, Extras: o.extras}
+		// steady_state is vLLM's Rust client's key, not Python's: it
+		// goes with our extras, so --extras=false stays the object
+		// vllm bench serve (Python) saves.
+		opt := report.ResultOptions{Detailed: o.detailed, Extras: o.extras, WithSteadyState: steady.write && o.extras, SteadyState: steady.value}
 		if err := report.WriteResult(w, s, p, recs, opt); err != nil {
 			return err
 		}
@@ -168,7 +190,54 @@ func (o *metricsOptions) print(w io.Writer, s *metrics.Summary, p *record.Params
 			opt.Title = report.SageMakerSpecifics
 		}
 	}
+	withSteadySection(&opt, steady.value)
 	return report.WriteRunReport(w, s, p, opt)
+}
+
+// withSteadySection prints the steady-state section under vLLM's table,
+// where run prints it (nil ss: none).
+func withSteadySection(opt *report.RunReportOptions, ss *metrics.SteadyState) {
+	if ss != nil {
+		opt.AfterTable = func(w io.Writer) error { return report.WriteSteadyState(w, ss) }
+	}
+}
+
+// steadyStateOptions are the steady-state flags as
+// metrics.SteadyStateOptions (the run's own figures left to
+// recordsSteadyState).
+func (o *metricsOptions) steadyStateOptions() metrics.SteadyStateOptions {
+	opt := metrics.SteadyStateOptions{Disabled: o.noSteadyState, Threshold: o.steadyStateThreshold}
+	if o.steadyStateMinWindow.set {
+		mw := o.steadyStateMinWindow.v
+		opt.MinWindow = &mw
+	}
+	return opt
+}
+
+// recordsSteadyState is the steady_state of llmbench records, as run
+// writes it (runOptions.steadyState, docs/confidence.md#steady_state):
+// absent for a multi-turn run's records (they number their turns), else
+// the object for a closed loop at an infinite rate with max_concurrency
+// whose window exists, null otherwise. opt carries the flags. A replayed
+// trace cannot be told from its records: run writes null for one, this
+// computes a window when its params name a concurrency at rate inf.
+func recordsSteadyState(p *record.Params, recs []record.Record, s *metrics.Summary, opt metrics.SteadyStateOptions) (steadyStateOut, error) {
+	for i := range recs {
+		if recs[i].Turn > 0 {
+			return steadyStateOut{}, nil
+		}
+	}
+	opt.RateFinite = !p.RequestRate.IsInf()
+	opt.Duration = p.DurationS
+	opt.Percentiles = s.Percentiles
+	if p.MaxConcurrency != nil {
+		opt.MaxConcurrency = *p.MaxConcurrency
+	}
+	ss, err := metrics.SteadyStateOf(recs, s.OutputLens, opt)
+	if err != nil {
+		return steadyStateOut{}, &UsageError{Err: err}
+	}
+	return steadyStateOut{write: true, value: ss}, nil
 }
 
 // summarizeRecords runs metrics.Summarize on records read from a file,

@@ -79,6 +79,7 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 	o.sm = bindSageMakerFlags(cmd.Flags())
 	bindConfigFlags(cmd.Flags(), o)
 	bindWorkerFlags(cmd.Flags(), &o.w)
+	bindRepeatFlags(cmd.Flags(), &o.f.repeat, runsUsage) // run_repeat.go
 	return cmd
 }
 
@@ -112,6 +113,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
 	o.live.startPhase("main", plan)
 	o.printBanner(ui.out)
+	if o.f.repeat.repeated() {
+		return o.runRepeated(ctx, env, plan, ui) // --runs: run_repeat.go
+	}
 	rec, err := o.openRecords(plan)
 	if err != nil {
 		return err

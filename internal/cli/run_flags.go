@@ -101,6 +101,9 @@ type runFlags struct {
 	steadyStateMinWindow optFloat
 	// srv are --server-metrics and its companions (servermetrics.go).
 	srv serverMetricsFlags
+	// repeat are --runs, --ci-width and --max-runs (flag_runs.go): bound
+	// by run and, with its own usage text, by sweep.
+	repeat repeatFlags
 }
 
 // bindRunFlags declares run's flags on fs with vLLM's defaults.

@@ -16,12 +16,17 @@ type steadyStateOut struct {
 // checkSteadyState checks the steady-state flags with vLLM's Rust
 // client's messages (src/config.rs).
 func (o *runOptions) checkSteadyState() error {
-	f := &o.f
-	if t := f.steadyStateThreshold; !(t > 0 && t <= 1) {
-		return usageErrorf("--steady-state-threshold must be in (0.0, 1.0], got %v", t)
+	return checkSteadyStateFlags(o.f.steadyStateThreshold, o.f.steadyStateMinWindow)
+}
+
+// checkSteadyStateFlags checks --steady-state-threshold and
+// --steady-state-min-window (run, sweep and metrics).
+func checkSteadyStateFlags(threshold float64, minWindow optFloat) error {
+	if !(threshold > 0 && threshold <= 1) {
+		return usageErrorf("--steady-state-threshold must be in (0.0, 1.0], got %v", threshold)
 	}
-	if f.steadyStateMinWindow.set && f.steadyStateMinWindow.v < 0 {
-		return usageErrorf("--steady-state-min-window must be >= 0, got %v", f.steadyStateMinWindow.v)
+	if minWindow.set && minWindow.v < 0 {
+		return usageErrorf("--steady-state-min-window must be >= 0, got %v", minWindow.v)
 	}
 	return nil
 }

@@ -229,13 +229,11 @@ func TestRunSavedResultRoundTrips(t *testing.T) {
 		t.Errorf("saved result has no llmbench.self_check verdict: %v", x["self_check"])
 	}
 	delete(x, "self_check")
-	// Nor do records carry the steady-state flags (--no-steady-state,
-	// its threshold and minimum window), and llmbench metrics writes no
-	// steady_state: this open-loop run's is null.
+	// llmbench metrics writes steady_state as run does: this open-loop
+	// run's is null in both.
 	if v, ok := saved["steady_state"]; !ok || v != nil {
 		t.Errorf("steady_state = %v (present %v), want null for a finite rate", v, ok)
 	}
-	delete(saved, "steady_state")
 	code, js, errs := runCLI(t, "metrics", filepath.Join(dir, "run.records.jsonl"), "--format", "json")
 	if code != 0 {
 		t.Fatalf("metrics exit %d: %s", code, errs)

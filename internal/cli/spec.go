@@ -39,6 +39,9 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 	if err := o.checkRanges(kind); err != nil {
 		return bench.Spec{}, err
 	}
+	if err := o.checkRepeat(cmd); err != nil {
+		return bench.Spec{}, err
+	}
 	arrivals := o.arrivals()
 	if err := arrivals.Validate(); err != nil {
 		return bench.Spec{}, &UsageError{Err: err}

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/load"
 )
 
@@ -25,7 +22,6 @@ type sweepFlags struct {
 	stepDuration              time.Duration
 	promptsPerStep            int
 	stepWarmup                int
-	runs                      int
 	sla                       string
 	stopWhenSaturated         bool
 	refine                    int
@@ -131,7 +127,7 @@ refused there (they need the merged data).`,
 	fs.DurationVar(&s.stepDuration, "step-duration", 0, "bound each step by time (e.g. 60s); 0 = by --prompts-per-step only")
 	fs.IntVar(&s.promptsPerStep, "prompts-per-step", 0, "requests per step (0 = 8 x load, at least 32, or rate x 20 s; unbounded under --step-duration)")
 	fs.IntVar(&s.stepWarmup, "step-warmup", -1, "warm-up requests before each step, excluded from its metrics (-1 = the load, at most 64)")
-	fs.IntVar(&s.runs, "runs", 1, "repeat each step this many times; rows report the mean, the spread and run_stats, and with --sla each step is judged on the t interval over its runs")
+	bindRepeatFlags(fs, &o.f.repeat, "repeat each step K times, or auto: until each deciding figure's 95% t interval is within --ci-width of its mean (at least 3, at most --max-runs runs; deciding: the --sla terms judged on an interval, else output token throughput, mean TTFT and mean TPOT); rows report the mean, the spread and run_stats, and with --sla each step is judged on the t interval over its runs")
 	fs.StringVar(&s.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
 	fs.BoolVar(&s.stopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
 	fs.Float64Var(&s.requireLoad, "require-load", 0, "with --sla: exit 1 when the largest load under the SLA is below this (a CI gate: \"capacity fell below N users\")")
@@ -141,36 +137,6 @@ refused there (they need the merged data).`,
 	bindConfigFlags(fs, &o.runOptions)
 	fs.Lookup("max-error-rate").Usage = "with --sla: a step meets the SLA only when at most this fraction of its requests failed (default 0.01; requests the step's end canceled do not count)"
 	return cmd
-}
-
-// ladder is the load kind and levels the flags ask for.
-func (o *sweepOptions) ladder() (capacity.Kind, []float64, error) {
-	var kind capacity.Kind
-	var list string
-	for _, c := range []struct {
-		k capacity.Kind
-		v string
-	}{{capacity.Concurrency, o.s.concurrency}, {capacity.RequestRate, o.s.rates}, {capacity.Users, o.s.users}} {
-		if c.v == "" {
-			continue
-		}
-		if list != "" {
-			return "", nil, usageErrorf("give one of --concurrency, --request-rates or --users, not several")
-		}
-		kind, list = c.k, c.v
-	}
-	if list == "" {
-		return "", nil, usageErrorf("sweep needs a ladder: --concurrency 1,2,4,8, --request-rates 1,2,4 or --users 10,50,100")
-	}
-	var loads []float64
-	for _, item := range strings.Split(list, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(item), 64)
-		if err != nil || v <= 0 || math.IsInf(v, 0) || (kind.Integer() && v != math.Trunc(v)) {
-			return "", nil, usageErrorf("--%s: %q is not a positive %s", flagOf(kind), item, map[bool]string{true: "whole number", false: "number"}[kind.Integer()])
-		}
-		loads = append(loads, v)
-	}
-	return kind, loads, nil
 }
 
 func flagOf(k capacity.Kind) string {
@@ -198,8 +164,11 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64,
 	if err != nil {
 		return "", nil, nil, load.Think{}, &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
 	}
-	if o.s.runs < 1 || o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
-		return "", nil, nil, load.Think{}, usageErrorf("--runs must be >= 1; --refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
+	if err := o.f.repeat.check(cmd.Flags().Changed("ci-width") || cmd.Flags().Changed("max-runs")); err != nil {
+		return "", nil, nil, load.Think{}, err
+	}
+	if o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
+		return "", nil, nil, load.Think{}, usageErrorf("--refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
 	}
 	if kind != capacity.Users && o.userSet(cmd, "think-time") {
 		return "", nil, nil, load.Think{}, usageErrorf("--think-time needs --users")
@@ -287,6 +256,11 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if err := o.checkSweepWorker(cmd, kind, loads); err != nil {
 		return err
 	}
+	if o.w.info != nil && o.f.repeat.runs.auto {
+		// Each worker sees only its share: when to stop is the merged
+		// step's question.
+		return usageErrorf("--runs auto needs the merged data: in worker mode give a fixed --runs K")
+	}
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
 	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
 	if err != nil {
@@ -298,7 +272,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	}
 	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
 	d := &sweepDriver{o: o, ui: ui, base: base, kind: kind, sla: sla, think: think,
-		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.s.runs}
+		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.f.repeat.planned()}
 	if err := d.prepareDir(); err != nil {
 		return err
 	}
@@ -341,6 +315,8 @@ type sweepDriver struct {
 	// pending are the saved results of the current load's runs so far,
 	// rewritten with llmbench.runs once the K-th has run (saveRuns).
 	pending []savedRun
+	// more is whether the last step's load wants another run (--runs).
+	more bool
 }
 
 func (d *sweepDriver) label() string {
@@ -374,198 +350,12 @@ func (d *sweepDriver) prepareDir() error {
 // ladder runs every load of the ladder, --runs times each.
 func (d *sweepDriver) ladder(ctx context.Context, loads []float64) {
 	for _, l := range loads {
-		for run := 1; run <= d.o.s.runs; run++ {
-			if !d.step(ctx, l, run) {
-				return
-			}
+		if !d.runLoad(ctx, l) {
+			return
 		}
 		if d.o.s.stopWhenSaturated && d.an != nil && d.an.Stop() {
 			d.stopped = "the knee is confirmed and the SLA failed (--stop-when-saturated)"
 			return
 		}
 	}
-}
-
-// refine spends --refine steps first on lengthening the unresolved
-// steps (an interval that straddles a limit narrows with more requests),
-// then on bisecting between the last passing and the first failing load.
-func (d *sweepDriver) refine(ctx context.Context) {
-	for i := 0; i < d.o.s.refine && d.stopped == "" && d.an != nil; i++ {
-		if l, ok := d.unresolved(); ok {
-			d.lengthen(ctx, l)
-			continue
-		}
-		pass, fail, ok := d.an.RefineBounds()
-		if !ok {
-			return
-		}
-		probe, ok := capacity.NextProbe(pass, fail, d.kind)
-		if !ok {
-			return
-		}
-		if d.tested(probe) {
-			// It was measured and did not move the bounds: the step was
-			// client-limited, so no verdict can come from measuring it again.
-			d.stopped = fmt.Sprintf("refinement stopped at %s %s, whose step gave no server verdict (client-limited)", d.kind, strconv.FormatFloat(probe, 'f', -1, 64))
-			return
-		}
-		d.total += d.o.s.runs
-		for run := 1; run <= d.o.s.runs; run++ {
-			if !d.step(ctx, probe, run) {
-				return
-			}
-		}
-	}
-}
-
-// unresolved is the lowest counted load whose SLA verdict is
-// unresolved and that refinement has not lengthened yet.
-func (d *sweepDriver) unresolved() (float64, bool) {
-	for i := range d.an.Steps {
-		r := &d.an.Steps[i]
-		if r.SLAVerdict == capacity.VerdictUnresolved && !r.HarnessLimited && d.longer[r.Load] == 0 {
-			return r.Load, true
-		}
-	}
-	return 0, false
-}
-
-// lengthen runs the step at load l again with twice the requests (or
-// the duration) and puts its runs in place of the earlier ones, whose
-// result files the new ones overwrite.
-func (d *sweepDriver) lengthen(ctx context.Context, l float64) {
-	if d.longer == nil {
-		d.longer = map[float64]int{}
-	}
-	d.longer[l]++
-	fmt.Fprintf(d.ui.errw, "refining: %s %s is unresolved; running it again twice as long\n", d.kind, strconv.FormatFloat(l, 'f', -1, 64))
-	rows, windows := d.rows[:0:0], d.windows[:0:0]
-	for i := range d.rows {
-		if d.rows[i].Load != l {
-			rows, windows = append(rows, d.rows[i]), append(windows, d.windows[i])
-		}
-	}
-	d.rows, d.windows = rows, windows
-	d.total += d.o.s.runs
-	for run := 1; run <= d.o.s.runs; run++ {
-		if !d.step(ctx, l, run) {
-			return
-		}
-	}
-}
-
-// tested reports whether a step at load l has run.
-func (d *sweepDriver) tested(l float64) bool {
-	for _, r := range d.rows {
-		if r.Load == l {
-			return true
-		}
-	}
-	return false
-}
-
-// finish analyses what was measured and writes the table, the verdict,
-// the sweep file and its CSV.
-func (d *sweepDriver) finish(ctx context.Context) error {
-	if len(d.rows) == 0 {
-		if ctx.Err() != nil {
-			return &ExitError{Code: 130, Msg: "interrupted before the first step finished; nothing was measured"}
-		}
-		return fmt.Errorf("no step finished: %s", d.stopped)
-	}
-	d.readUtilization(ctx)
-	an, err := capacity.Analyze(d.kind, d.sla, d.rows)
-	if err != nil {
-		return err
-	}
-	an.Label = d.label()
-	price, err := d.o.sm.pricing()
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	an.Price(price)
-	an.Notes = append(an.Notes, d.late...)
-	d.amendVerdict(an)
-	if d.o.f.srv.spec != "" {
-		an.ExplainKnee(d.o.sharedPrefixes()) // servermetrics.go
-	}
-	if an.Worker = d.o.w.info; an.Worker != nil {
-		// Loads name the whole step (so the workers' steps match), while
-		// the figures are this worker's share: only the merge is the
-		// sweep (its Little's-law check, too).
-		an.Notes = append(an.Notes, fmt.Sprintf("worker %d of %d: each row measures this worker's share of the step's load; run llmbench merge on all the workers' sweeps for the analysis", an.Worker.Index, an.Worker.Count))
-	}
-	fmt.Fprintln(d.ui.out)
-	if err := capacity.WriteText(d.ui.out, an); err != nil {
-		return err
-	}
-	path := d.sweepPath()
-	if err := writeFileWith(path, func(w io.Writer) error { return capacity.WriteJSON(w, an) }); err != nil {
-		return fmt.Errorf("saving the sweep: %w", err)
-	}
-	csvPath := strings.TrimSuffix(path, ".json") + ".csv"
-	if err := writeFileWith(csvPath, func(w io.Writer) error { return capacity.WriteCSV(w, an) }); err != nil {
-		return fmt.Errorf("saving the sweep: %w", err)
-	}
-	fmt.Fprintf(d.ui.out, "Sweep saved to %s (rows: %s; step results in %s/)\n", path, csvPath, d.dir)
-	if h := d.o.f.htmlPath; h != "" {
-		err := writeFileWith(h, func(w io.Writer) error {
-			return htmlreport.WriteFiles(w, []string{path}, htmlreport.Options{Title: "llmbench sweep: " + d.label()})
-		})
-		if err != nil {
-			return fmt.Errorf("writing the HTML report: %w", err)
-		}
-		fmt.Fprintf(d.ui.out, "HTML report written to %s\n", h)
-	}
-	if d.stopped != "" && d.dead == "" {
-		fmt.Fprintf(d.ui.out, "Note: the sweep stopped early: %s.\n", d.stopped)
-	}
-	if ctx.Err() != nil {
-		return &ExitError{Code: 130, Msg: "interrupted: the analysis above covers the finished steps"}
-	}
-	if d.dead != "" {
-		return &ExitError{Code: 1, Msg: "the server stopped answering: " + d.dead}
-	}
-	return d.requireLoad(an)
-}
-
-// amendVerdict adds to the verdict what the analysis of the rows cannot
-// know: the failure share a step may have (when --max-error-rate set
-// the SLA's error_rate term) and a server that stopped answering.
-func (d *sweepDriver) amendVerdict(an *capacity.Sweep) {
-	if d.o.gate {
-		an.Verdict += fmt.Sprintf(" A step meets the SLA only with at most %s of its requests failed (--max-error-rate %s).",
-			pctWords(d.o.maxErrorRate()), strconv.FormatFloat(d.o.maxErrorRate(), 'f', -1, 64))
-	}
-	if d.dead != "" {
-		an.Verdict = "the server stopped answering (" + d.dead + "), so the sweep ended there; over the steps before: " + an.Verdict
-	}
-}
-
-// pctWords is a fraction as a percentage in words: 0.01 is "1 %".
-func pctWords(f float64) string {
-	return strconv.FormatFloat(100*f, 'f', -1, 64) + " %"
-}
-
-// requireLoad is --require-load's gate.
-func (d *sweepDriver) requireLoad(an *capacity.Sweep) error {
-	need := d.o.s.requireLoad
-	if need <= 0 {
-		return nil
-	}
-	ml := an.MaxLoadUnderSLA.Load
-	if ml != nil && *ml >= need {
-		return nil
-	}
-	got := "no load tested"
-	if ml != nil {
-		got = strconv.FormatFloat(*ml, 'f', -1, 64)
-	}
-	return &ExitError{Code: 1, Msg: fmt.Sprintf("--require-load %s: the largest %s under the SLA is %s", strconv.FormatFloat(need, 'f', -1, 64), d.kind, got)}
-}
-
-// writeFileWith writes a file through a temporary name in the same folder
-// and renames it into place, so no reader sees half a file (writeUserFile).
-func writeFileWith(path string, write func(io.Writer) error) error {
-	return writeUserFile(path, write)
 }

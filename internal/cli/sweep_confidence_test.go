@@ -100,7 +100,7 @@ func TestSweepRunsVerdicts(t *testing.T) {
 func TestVerdictNote(t *testing.T) {
 	t.Parallel()
 	o := &sweepOptions{}
-	o.s.runs = 2
+	o.f.repeat.runs.k = 2
 	d := &sweepDriver{o: o, an: &capacity.Sweep{Steps: []capacity.Row{
 		{Load: 1, SLAVerdict: capacity.VerdictPass}, {Load: 2, SLAVerdict: capacity.VerdictUnresolved}}}}
 	tests := []struct {
@@ -113,7 +113,7 @@ func TestVerdictNote(t *testing.T) {
 		{2, 2, " (unresolved: its interval straddles a limit)"},
 	}
 	for _, tt := range tests {
-		if got := d.verdictNote(tt.load, tt.run); got != tt.want {
+		if got := d.verdictNote(tt.load, tt.run == o.f.repeat.planned()); got != tt.want {
 			t.Errorf("load %v run %d: %q, want %q", tt.load, tt.run, got, tt.want)
 		}
 	}

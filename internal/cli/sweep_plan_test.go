@@ -37,7 +37,7 @@ func TestStepRequestsCoverSLAPercentiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := &sweepDriver{o: &sweepOptions{s: sweepFlags{runs: 1}}, kind: tt.kind, sla: sla}
+		d := &sweepDriver{o: &sweepOptions{}, kind: tt.kind, sla: sla}
 		if got := d.stepRequests(tt.load); got != tt.want {
 			t.Errorf("%s: %d requests, want %d", tt.name, got, tt.want)
 		}
@@ -51,14 +51,15 @@ func TestSweepPrintPlan(t *testing.T) {
 	base := &bench.Plan{Requests: make([]backend.Request, 10)}
 	sla, _ := capacity.ParseSLA("p99_ttft_ms<500")
 	var b bytes.Buffer
-	d := &sweepDriver{o: &sweepOptions{s: sweepFlags{runs: 1, refine: 2}}, kind: capacity.Concurrency, sla: sla, base: base}
+	d := &sweepDriver{o: &sweepOptions{s: sweepFlags{refine: 2}}, kind: capacity.Concurrency, sla: sla, base: base}
 	d.printPlan(&b, []float64{1, 8, 32})
 	want := "Plan: 3 steps (concurrency 1, 8, 32) of 100-256 requests each, 456 in all, plus up to 2 refinement steps; the time depends on the server (each step's line estimates the rest).\n"
 	if b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)
 	}
 	b.Reset()
-	d.o.s = sweepFlags{runs: 2, stepDuration: 30 * time.Second}
+	d.o.s = sweepFlags{stepDuration: 30 * time.Second}
+	d.o.f.repeat.runs.k = 2
 	d.printPlan(&b, []float64{10, 20})
 	if want := "Plan: 4 steps (concurrency 10, 20, 2 runs each) of 30s each after their warm-ups: about 2m0s in all.\n"; b.String() != want {
 		t.Errorf("got  %q\nwant %q", b.String(), want)

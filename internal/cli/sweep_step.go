@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +13,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/load"
-	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/stats"
 )
 
 // stepLoad is the bench load of one step at level l.
@@ -74,15 +70,21 @@ func (d *sweepDriver) printPlan(w io.Writer, loads []float64) {
 	for i, l := range loads {
 		levels[i] = strconv.FormatFloat(l, 'f', -1, 64)
 	}
-	steps := len(loads) * s.runs
+	rp := &d.o.f.repeat
+	runs := rp.planned()
+	steps := len(loads) * runs
 	head := fmt.Sprintf("Plan: %d steps (%s %s", steps, d.kind, strings.Join(levels, ", "))
-	if s.runs > 1 {
-		head += fmt.Sprintf(", %d runs each", s.runs)
+	switch {
+	case rp.runs.auto:
+		head = fmt.Sprintf("Plan: at most %d steps (%s %s, %d to %d runs each until the 95%% intervals of %s are within %s of their means",
+			steps, d.kind, strings.Join(levels, ", "), stats.MinAutoRuns, runs, strings.Join(d.sla.Deciding(), ", "), pctWords(rp.ciWidth))
+	case runs > 1:
+		head += fmt.Sprintf(", %d runs each", runs)
 	}
 	head += ")"
 	refine := ""
 	if s.refine > 0 {
-		refine = fmt.Sprintf(", plus up to %d refinement steps", s.refine*s.runs)
+		refine = fmt.Sprintf(", plus up to %d refinement steps", s.refine*runs)
 	}
 	if s.stepDuration > 0 {
 		fmt.Fprintf(w, "%s of %v each after their warm-ups: about %v in all%s.\n", head, s.stepDuration, time.Duration(steps)*s.stepDuration, refine)
@@ -92,7 +94,7 @@ func (d *sweepDriver) printPlan(w io.Writer, loads []float64) {
 	lo, hi := math.MaxInt, 0
 	for _, l := range loads {
 		n := d.stepRequests(l)
-		total += n * s.runs
+		total += n * runs
 		lo, hi = min(lo, n), max(hi, n)
 	}
 	size := strconv.Itoa(lo)
@@ -131,14 +133,21 @@ func (d *sweepDriver) stepWarmups(l float64) int {
 	return max(1, min(64, int(math.Ceil(l))))
 }
 
-// step runs one step and adds its row; false when the sweep must stop
-// (interrupted, or the step could not run).
-func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
-	d.n++
-	what := fmt.Sprintf("step %d of %d: %s %s", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64))
-	if d.o.s.runs > 1 {
-		what += fmt.Sprintf(" (run %d of %d)", run, d.o.s.runs)
+// step runs one step and adds its row; ok is false when the sweep must
+// stop (interrupted, or the step could not run), more whether the load
+// wants another run (--runs).
+func (d *sweepDriver) step(ctx context.Context, l float64, run int) (ok, more bool) {
+	if !d.runStep(ctx, l, run) {
+		return false, false
 	}
+	return ctx.Err() == nil, d.more
+}
+
+// runStep is step's body: it sets d.more.
+func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
+	d.n++
+	d.more = false
+	what := d.stepWords(l, run)
 	p, err := d.stepPlan(l)
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s: %v", what, err)
@@ -146,8 +155,9 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
-	d.o.live.startPhase(stepPhase(d.kind, l, run, d.o.s.runs), p)
-	rec := d.stepRecords(stepName(d.kind, l, run, d.o.s.runs))
+	runs := d.o.f.repeat.planned()
+	d.o.live.startPhase(stepPhase(d.kind, l, run, runs), p)
+	rec := d.stepRecords(stepName(d.kind, l, run, runs))
 	total := len(p.Requests)
 	if p.Load.Duration > 0 {
 		total = 0 // bounded by time
@@ -182,17 +192,66 @@ func (d *sweepDriver) step(ctx context.Context, l float64, run int) bool {
 	}
 	d.rows = append(d.rows, row)
 	d.windows = append(d.windows, stepWindow{outcome.Start, outcome.Start.Add(outcome.Duration)})
+	more, conv := d.o.f.repeat.next(d.runFigures(l), d.sla.Deciding())
+	d.rows[len(d.rows)-1].Convergence = conv
+	if !more {
+		if err := d.saveRuns(conv); err != nil {
+			d.stopped = fmt.Sprintf("%s: %v", what, err)
+			return false
+		}
+	}
 	if an, err := capacity.Analyze(d.kind, d.sla, d.rows); err == nil {
 		d.an = an
 	}
-	fmt.Fprintf(d.ui.errw, "  %s%s%s\n", stepLine(&row, d.sla), d.verdictNote(l, run), d.etaNote(d.loads, &row))
+	fmt.Fprintf(d.ui.errw, "  %s%s%s%s\n", stepLine(&row, d.sla), d.verdictNote(l, !more), convergenceNote(conv, more), d.etaNote(d.loads, &row))
+	d.more = more
 	if row.Completed == 0 && row.Failed > 0 {
 		// Nothing answered: the next, heavier step would not either.
 		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, firstError(outcome))
 		d.stopped = d.dead
 		return false
 	}
-	return ctx.Err() == nil
+	return true
+}
+
+// stepWords names a step in its progress line: "step 3 of 12:
+// concurrency 4 (run 2 of 3)".
+func (d *sweepDriver) stepWords(l float64, run int) string {
+	what := fmt.Sprintf("step %d of %d: %s %s", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64))
+	switch rp := &d.o.f.repeat; {
+	case rp.runs.auto:
+		what = fmt.Sprintf("step %d of at most %d: %s %s (run %d of at most %d, --runs auto)", d.n, d.total, d.kind, strconv.FormatFloat(l, 'f', -1, 64), run, rp.maxRuns)
+	case rp.runs.k > 1:
+		what += fmt.Sprintf(" (run %d of %d)", run, rp.runs.k)
+	}
+	return what
+}
+
+// runFigures are the figures of each run at load l so far.
+func (d *sweepDriver) runFigures(l float64) []map[string]float64 {
+	var out []map[string]float64
+	for i := range d.rows {
+		if d.rows[i].Load == l {
+			out = append(out, d.rows[i].Metrics)
+		}
+	}
+	return out
+}
+
+// convergenceNote is the step line's word on --runs auto: how the
+// deciding intervals stand after this run ("" for a fixed --runs).
+func convergenceNote(c *stats.Convergence, more bool) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Converged:
+		return fmt.Sprintf(" (converged after %d runs: %s)", c.Runs, capacity.ConvergenceWords(c))
+	case !more:
+		return fmt.Sprintf(" (NOT converged in %d runs: %s)", c.Runs, capacity.ConvergenceWords(c))
+	case c.Runs >= stats.MinAutoRuns:
+		return fmt.Sprintf(" (not converged yet: %s)", capacity.ConvergenceWords(c))
+	}
+	return ""
 }
 
 // stepPlan is the plan of the next step at level l: in worker mode this
@@ -213,8 +272,8 @@ func (d *sweepDriver) stepPlan(l float64) (*bench.Plan, error) {
 
 // verdictNote is ", unresolved" after the last run of a load whose SLA
 // verdict is unresolved (its interval straddles a limit), else "".
-func (d *sweepDriver) verdictNote(l float64, run int) string {
-	if d.an == nil || run < d.o.s.runs {
+func (d *sweepDriver) verdictNote(l float64, last bool) string {
+	if d.an == nil || !last {
 		return ""
 	}
 	for i := range d.an.Steps {
@@ -244,151 +303,6 @@ func stepPhase(kind capacity.Kind, l float64, run, runs int) string {
 	return strings.TrimSuffix(stepName(kind, l, run, runs), ".json")
 }
 
-// stepInfo is what rowOf needs besides the plan and the outcome.
-type stepInfo struct {
-	load float64
-	run  int
-	rec  *recordsOut
-	// warn is the step's clock-schedule warning ("" = none).
-	warn string
-	// server is the step's view of the server (nil = not read).
-	server *serverRun
-}
-
-// rowOf summarizes a step, closes its records, saves its full result
-// and returns its row.
-func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) (capacity.Row, error) {
-	sum, err := bench.Summarize(p, outcome)
-	if err != nil {
-		return capacity.Row{}, err
-	}
-	si.server.crossCheck(outcome, sum.Metrics)
-	si.server.toRecords(si.rec)
-	si.rec.close(&sum.Params)
-	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true})
-	if err != nil {
-		return capacity.Row{}, err
-	}
-	si.server.setResult(obj)
-	if w := d.o.w.info; w != nil {
-		obj.Set("llmbench_worker", map[string]any{"run_id": w.RunID, "config_hash": w.ConfigHash,
-			"index": w.Index, "count": w.Count, "step_start_at": p.StartAt.UTC().Format(time.RFC3339Nano),
-			"late_s": outcome.Late.Seconds(), "warning": si.warn})
-	}
-	path, err := report.SaveResult(d.dir, stepName(d.kind, si.load, si.run, d.o.s.runs), false, obj)
-	if err != nil {
-		return capacity.Row{}, fmt.Errorf("saving the step result: %w", err)
-	}
-	st := capacity.Step{Load: si.load, Kind: d.kind, ResultFile: path, ClientCPU: cpuShare(outcome),
-		Shares: stepShares(d.sla, outcome.Records)}
-	if d.kind == capacity.Users {
-		st.MeanThinkS = d.think.Mean().Seconds()
-	}
-	if w := d.o.w.info; w != nil && d.kind != capacity.RequestRate {
-		// Users i mod N (bench.Plan.Share): ceil((load - i) / N) of them.
-		st.Share = float64((int(si.load)-w.Index+w.Count-1)/w.Count) / si.load
-	}
-	row := capacity.RowFrom(sum.Metrics, st)
-	row.Server = si.server.summary()
-	if err := d.saveRuns(si, obj, row.Metrics); err != nil {
-		return capacity.Row{}, err
-	}
-	return row, nil
-}
-
-// savedRun is one run's saved result and its numeric figures.
-type savedRun struct {
-	name string
-	obj  *report.Object
-	m    map[string]float64
-}
-
-// saveRuns keeps each run of a load under --runs K > 1 and, once the
-// K-th has run, saves every run's result again with llmbench.runs: the K
-// runs' numeric figures, which compare reads to test a change over runs
-// (docs/confidence.md, "compare").
-func (d *sweepDriver) saveRuns(si stepInfo, obj *report.Object, m map[string]float64) error {
-	k := d.o.s.runs
-	if k < 2 {
-		return nil
-	}
-	if si.run == 1 {
-		d.pending = d.pending[:0]
-	}
-	d.pending = append(d.pending, savedRun{stepName(d.kind, si.load, si.run, k), obj, m})
-	if si.run < k || len(d.pending) != k {
-		return nil
-	}
-	runs := make([]any, k)
-	for i, r := range d.pending {
-		o := report.NewObject()
-		keys := slices.Sorted(maps.Keys(r.m))
-		for _, key := range keys {
-			o.Set(key, r.m[key])
-		}
-		runs[i] = o
-	}
-	for _, r := range d.pending {
-		x, ok := r.obj.Get(report.ExtrasKey)
-		xo, isObj := x.(*report.Object)
-		if !ok || !isObj {
-			continue
-		}
-		xo.Set(report.RunsKey, runs)
-		if _, err := report.SaveResult(d.dir, r.name, false, r.obj); err != nil {
-			return fmt.Errorf("saving the step result: %w", err)
-		}
-	}
-	d.pending = d.pending[:0]
-	return nil
-}
-
-// stepShares counts, for each SLA term judged on the share of requests
-// (capacity.ShareTerm), the successful requests within its limit, from
-// the step's records (values in ms, TPOT by metrics.RequestTPOT). A TPOT
-// term is left out when some request has no output token count, whose
-// length only the summary's tokenizer knows; it is then judged on the
-// value.
-func stepShares(sla capacity.SLA, recs []record.Record) map[string]capacity.Share {
-	var out map[string]capacity.Share
-	for _, t := range sla {
-		if _, ok := capacity.ShareTerm(t); !ok {
-			continue
-		}
-		metric := strings.TrimSuffix(t.Key[strings.IndexByte(t.Key, '_')+1:], "_ms")
-		var vals []float64
-		counted := true
-		for i := range recs {
-			r := &recs[i]
-			if !r.Success {
-				continue
-			}
-			switch metric {
-			case metrics.TTFT:
-				vals = append(vals, 1000*r.TTFT)
-			case metrics.E2EL:
-				vals = append(vals, 1000*r.Latency)
-			case metrics.TPOT:
-				if r.OutputTokens == nil {
-					counted = false
-					break
-				}
-				if v, ok := metrics.RequestTPOT(r.Latency, r.TTFT, *r.OutputTokens); ok {
-					vals = append(vals, 1000*v)
-				}
-			}
-		}
-		if !counted || len(vals) == 0 {
-			continue
-		}
-		if out == nil {
-			out = map[string]capacity.Share{}
-		}
-		out[t.Key] = capacity.ShareOf(t, vals)
-	}
-	return out
-}
-
 // stepLine is the one-line progress note after a step.
 func stepLine(r *capacity.Row, sla capacity.SLA) string {
 	s := fmt.Sprintf("%d completed, %d failed, %.1f out tok/s, p99 TTFT %.1f ms, p99 ITL %.1f ms", r.Completed, r.Failed, r.OutputThroughput, r.P99TTFTMs, r.P99ITLMs)
@@ -400,6 +314,9 @@ func stepLine(r *capacity.Row, sla capacity.SLA) string {
 			}
 		}
 		s += map[bool]string{true: ", SLA pass", false: ", SLA FAIL"}[ok]
+	}
+	if r.ThroughputFrom == capacity.ThroughputSteady {
+		s += fmt.Sprintf(" (throughput over the %.1fs steady window; whole run %.1f out tok/s)", *r.SteadyWindowS, r.RunThroughput["output_throughput"])
 	}
 	if r.HarnessLimited {
 		s += " (client-limited: " + r.HarnessReason + ")"

@@ -29,9 +29,10 @@ func WriteNotes(w io.Writer, m *Result) {
 
 // Object is the merged result JSON: vLLM's result with the per-request
 // arrays, the llmbench object and the llmbench_merge object; s is the
-// merged records' summary.
-func Object(m *Result, s *metrics.Summary) (*report.Object, error) {
-	obj, err := report.Result(s, &m.Params, m.Records, report.ResultOptions{Detailed: true, Extras: true})
+// merged records' summary, opt what the caller adds (steady_state).
+func Object(m *Result, s *metrics.Summary, opt report.ResultOptions) (*report.Object, error) {
+	opt.Detailed, opt.Extras = true, true
+	obj, err := report.Result(s, &m.Params, m.Records, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report"
 )
 
 // TestWriteRecordsRoundTrip: the merged records file reads back as one
@@ -66,7 +67,7 @@ func TestNotesAndObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj, err := Object(m, s)
+	obj, err := Object(m, s, report.ResultOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

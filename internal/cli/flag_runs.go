@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/stats"
+)
+
+// runsFlag is --runs on run and sweep (one type for both): a whole
+// number of runs K >= 1, or "auto" (repeat until the deciding figures'
+// t intervals are narrow enough, docs/confidence.md, "Repeated runs").
+type runsFlag struct {
+	k    int
+	auto bool
+}
+
+func (r *runsFlag) String() string {
+	if r.auto {
+		return "auto"
+	}
+	return strconv.Itoa(r.k)
+}
+
+func (r *runsFlag) Set(s string) error {
+	if strings.EqualFold(strings.TrimSpace(s), "auto") {
+		r.k, r.auto = 0, true
+		return nil
+	}
+	k, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || k < 1 {
+		return fmt.Errorf("want a whole number of runs >= 1 or auto")
+	}
+	r.k, r.auto = k, false
+	return nil
+}
+
+func (r *runsFlag) Type() string { return "K|auto" }
+
+// repeatFlags are --runs, --ci-width and --max-runs.
+type repeatFlags struct {
+	runs    runsFlag
+	ciWidth float64
+	maxRuns int
+}
+
+// Defaults of --ci-width and --max-runs (AIPerf's convergence rule:
+// the interval's full width under 10 % of the mean).
+const (
+	defaultCIWidth = 0.10
+	defaultMaxRuns = 10
+)
+
+// bindRepeatFlags declares --runs, --ci-width and --max-runs on fs; what
+// is what one run is ("the benchmark", "each step").
+func bindRepeatFlags(fs *pflag.FlagSet, r *repeatFlags, runsUsage string) {
+	r.runs = runsFlag{k: 1}
+	fs.Var(&r.runs, "runs", runsUsage)
+	fs.Float64Var(&r.ciWidth, "ci-width", defaultCIWidth, "with --runs auto: stop once each deciding figure's 95% t interval over the runs is narrower than this fraction of its mean")
+	fs.IntVar(&r.maxRuns, "max-runs", defaultMaxRuns, "with --runs auto: stop after this many runs even if the interval has not converged (at least 3)")
+}
+
+// check validates the three flags (given is whether --ci-width or
+// --max-runs was set: they mean nothing without --runs auto).
+func (r *repeatFlags) check(given bool) error {
+	if !r.runs.auto {
+		if given {
+			return usageErrorf("--ci-width and --max-runs need --runs auto")
+		}
+		return nil
+	}
+	if !(r.ciWidth > 0) {
+		return usageErrorf("--ci-width must be positive (got %v)", r.ciWidth)
+	}
+	if r.maxRuns < stats.MinAutoRuns {
+		return usageErrorf("--max-runs must be at least %d: --runs auto checks the interval from the third run (got %d)", stats.MinAutoRuns, r.maxRuns)
+	}
+	return nil
+}
+
+// planned is the most runs the flags can make: K, or --max-runs (1
+// for flags never bound, as in a test's options).
+func (r *repeatFlags) planned() int {
+	if r.runs.auto {
+		return r.maxRuns
+	}
+	return max(1, r.runs.k)
+}
+
+// repeated is whether more than one run may be made.
+func (r *repeatFlags) repeated() bool { return r.planned() > 1 }
+
+// next says, after the runs whose figures are figs, whether to make
+// another, and for --runs auto the convergence record so far (nil for
+// a fixed K).
+func (r *repeatFlags) next(figs []map[string]float64, deciding []string) (bool, *stats.Convergence) {
+	if !r.runs.auto {
+		return len(figs) < r.runs.k, nil
+	}
+	c, done := stats.Converge(figs, deciding, r.ciWidth, r.maxRuns)
+	return !done, &c
+}
