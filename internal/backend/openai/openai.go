@@ -52,6 +52,15 @@ func (a API) String() string {
 	return "openai"
 }
 
+// Format is the payload format the API streams (package stream decodes
+// it, for this backend and SageMaker's alike).
+func (a API) Format() stream.Format {
+	if a == Chat {
+		return stream.FormatChat
+	}
+	return stream.FormatCompletions
+}
+
 // DefaultTimeout is the per-request deadline when Config.Timeout is 0:
 // vLLM's aiohttp session allows 6 hours per request.
 const DefaultTimeout = 6 * time.Hour
@@ -463,16 +472,8 @@ func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.R
 
 // stream reads the answer's body into resp through a pooled collector.
 func (c *Client) stream(ctx context.Context, req *backend.Request, body io.Reader, resp *backend.Response) {
-	coll := c.colls.Get().(*stream.Collector)
+	coll := c.collector(req, resp)
 	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
-	coll.Reset(resp)
-	coll.Expect(req.MaxTokens)
-	coll.Meter.Max, coll.Meter.Budget = c.cfg.MaxResponseBytes, c.budget
-	coll.Parser.Framing = stream.FramingSSE
-	coll.Parser.Decoder.Mode = stream.ModeCompletions
-	if c.cfg.API == Chat {
-		coll.Parser.Decoder.Mode = stream.ModeChat
-	}
 	bp := c.bufs.Get().(*[]byte)
 	defer c.bufs.Put(bp)
 	buf := *bp
@@ -492,6 +493,18 @@ func (c *Client) stream(ctx context.Context, req *backend.Request, body io.Reade
 			return
 		}
 	}
+}
+
+// collector takes a pooled collector and starts it for req. Not inlined:
+// the setup's stream.Options is not on the stack while the answer streams
+// (BENCHMARKS.md#parked-stacks).
+//
+//go:noinline
+func (c *Client) collector(req *backend.Request, resp *backend.Response) *stream.Collector {
+	coll := c.colls.Get().(*stream.Collector)
+	coll.Start(resp, c.cfg.API.Format(), stream.Options{Framing: stream.FramingSSE, MaxTokens: req.MaxTokens,
+		Meter: stream.Meter{Max: c.cfg.MaxResponseBytes, Budget: c.budget}})
+	return coll
 }
 
 // transportError classifies an error from the HTTP client or a body read.

@@ -32,20 +32,20 @@ type decoded struct {
 func decodeParts(f Format, req *backend.Request, parts [][]byte) decoded {
 	var resp backend.Response
 	b := &Backend{format: f}
-	dec := b.newDecoder(req, &resp)
-	defer dec.release()
+	dec := b.newReceiver(req, &resp)
+	defer dec.Release()
 	t0 := time.Unix(1_700_000_000, 0)
 	k := 0
 	failed := false
 	for _, p := range parts {
 		k++
-		if dec.feed(p, t0.Add(time.Duration(k)*time.Second)) != nil {
+		if dec.Feed(p, t0.Add(time.Duration(k)*time.Second)) != nil {
 			failed = true
 			break
 		}
 	}
 	if !failed {
-		dec.finish(t0.Add(time.Duration(k+1) * time.Second))
+		b.finish(dec, &resp, t0.Add(time.Duration(k+1)*time.Second))
 	}
 	out := decoded{Text: resp.Text, PromptTokens: -1, CompletionTokens: -1,
 		FinishReason: resp.FinishReason, ErrClass: resp.ErrClass}

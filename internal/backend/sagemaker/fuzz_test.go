@@ -14,7 +14,7 @@ import (
 func decodeAll(f Format, payload []byte, sizes []byte) outcome {
 	var resp backend.Response
 	b := &Backend{format: f}
-	dec := b.newDecoder(&backend.Request{}, &resp)
+	dec := b.newReceiver(&backend.Request{}, &resp)
 	now := time.Unix(0, 0)
 	i := 0
 	for len(payload) > 0 {
@@ -24,7 +24,7 @@ func decodeAll(f Format, payload []byte, sizes []byte) outcome {
 			i++
 		}
 		now = now.Add(time.Millisecond)
-		if dec.feed(payload[:n], now) != nil {
+		if dec.Feed(payload[:n], now) != nil {
 			return outcomeOf(&resp)
 		}
 		payload = payload[n:]
@@ -32,7 +32,7 @@ func decodeAll(f Format, payload []byte, sizes []byte) outcome {
 			break // only empty parts: stop
 		}
 	}
-	dec.finish(now)
+	b.finish(dec, &resp, now)
 	return outcomeOf(&resp)
 }
 
