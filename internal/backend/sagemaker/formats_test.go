@@ -199,6 +199,8 @@ func TestFormatOutcomes(t *testing.T) {
 			fail(none, record.ErrStreamTruncated, "stream ended without the final line (generated_text/details) after 0 token chunks")},
 		{"lmi/not-json", FormatLMI, req, lmi(1, "a") + "\nnot json at all\n",
 			fail(ok("a", []int{1}, -1, -1, ""), record.ErrMalformedStream, "stream message does not parse: invalid character 'o' in literal null (expecting 'u') (\"not json at all\")")},
+		{"lmi/not-an-object", FormatLMI, req, "0\n",
+			fail(none, record.ErrMalformedStream, `stream message does not parse: json: cannot unmarshal number into Go value of type sagemaker.tokenLine ("0")`)},
 		{"lmi/final-without-newline", FormatLMI, req, lmi(1, "a") + "\n" + lmiLast,
 			ok("ab", []int{1, 3}, -1, 2, "length")},
 	}
