@@ -23,14 +23,16 @@ const NoContentMessage = "Never received a valid chunk to calculate TTFT.This re
 const ClassServerError = record.ErrServer
 
 // Collector is the Receiver of the OpenAI formats. It applies a stream's
-// events to a backend.Response with vLLM's rules (docs/metrics.md#per-request-timing): each token chunk adds its arrival time to Chunks
-// and its text to Text, and updates FinishReason; usage is taken only from
-// a message without non-empty choices. Finish decides success.
+// events to a backend.Response with vLLM's rules
+// (docs/metrics.md#per-request-timing): each token chunk adds its arrival
+// time to Chunks and its text to Text, and updates FinishReason; usage is
+// taken only from a message without non-empty choices. Finish decides
+// success.
 //
-// Usage: set Resp (and Parser's Framing/Mode), call Feed for every read with
-// the time the read returned, then Finish at a clean end of stream or Fail
-// on a transport error. Collector is not safe for concurrent use; it may be
-// reused for another request after Reset.
+// Usage: Start it (or set Resp and Parser's Framing/Mode), call Feed for
+// every read with the time the read returned, then Finish at a clean end of
+// stream or Fail on a transport error. Collector is not safe for concurrent
+// use; it may be reused for another request after Reset or Start.
 type Collector struct {
 	// Parser parses the bytes; configure Framing and Decoder.Mode before
 	// the first Feed.
