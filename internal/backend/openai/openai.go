@@ -20,8 +20,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +27,6 @@ import (
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/h1"
 	"github.com/llmbench/llmbench/internal/backend/stream"
-	"github.com/llmbench/llmbench/internal/pyjson"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
 )
@@ -50,6 +47,15 @@ func (a API) String() string {
 		return "openai-chat"
 	}
 	return "openai"
+}
+
+// Format is the payload format the API streams (package stream decodes
+// it, for this backend and SageMaker's alike).
+func (a API) Format() stream.Format {
+	if a == Chat {
+		return stream.FormatChat
+	}
+	return stream.FormatCompletions
 }
 
 // DefaultTimeout is the per-request deadline when Config.Timeout is 0:
@@ -292,129 +298,6 @@ func (c *Client) Body(req *backend.Request) ([]byte, error) {
 	return BuildBody(c.cfg.API, c.cfg.Logprobs, req)
 }
 
-// BuildBody writes vLLM's request body for api (docs/metrics.md#request-body),
-// key order included, as Python's json.dumps writes it. The SageMaker
-// backend sends the same bodies to containers that speak the OpenAI API.
-func BuildBody(api API, logprobs *int, req *backend.Request) ([]byte, error) {
-	dst := make([]byte, 0, 256+len(req.Prompt))
-	if len(req.ExtraBody) == 0 && req.PromptIDs == nil && req.Messages == nil {
-		return appendPlainBody(dst, api, logprobs, req), nil
-	}
-	return pyjson.Append(dst, bodyObject(api, logprobs, req))
-}
-
-// appendPlainBody appends the body of a request with a text prompt and no
-// extra body, the same bytes as bodyObject's (TestPlainBodyMatches)
-// without building one: 14 allocations a request fewer.
-func appendPlainBody(dst []byte, api API, logprobs *int, req *backend.Request) []byte {
-	dst = append(dst, '{')
-	if req.Model != "" {
-		dst = append(dst, `"model": `...)
-		dst = append(pyjson.AppendString(dst, req.Model), ", "...)
-	}
-	if api == Chat {
-		dst = append(dst, `"messages": [{"role": "user", "content": [{"type": "text", "text": `...)
-		dst = pyjson.AppendString(dst, req.Prompt)
-		dst = append(dst, `}]}], "max_completion_tokens": `...)
-		dst = strconv.AppendInt(dst, int64(req.MaxTokens), 10)
-	} else {
-		dst = append(dst, `"prompt": `...)
-		dst = pyjson.AppendString(dst, req.Prompt)
-		dst = append(dst, `, "repetition_penalty": 1.0, "max_tokens": `...)
-		dst = strconv.AppendInt(dst, int64(req.MaxTokens), 10)
-		dst = append(dst, `, "logprobs": `...)
-		if logprobs != nil {
-			dst = strconv.AppendInt(dst, int64(*logprobs), 10)
-		} else {
-			dst = append(dst, "null"...)
-		}
-	}
-	dst = append(dst, `, "stream": true, "stream_options": {"include_usage": true}`...)
-	if req.IgnoreEOS {
-		dst = append(dst, `, "ignore_eos": true`...)
-	}
-	return append(dst, '}')
-}
-
-// bodyObject is the request body as vLLM's client builds it: its keys in
-// vLLM's order, the extra body merged last.
-func bodyObject(api API, logprobs *int, req *backend.Request) *pyjson.Object {
-	o := pyjson.NewObject()
-	// vLLM's client always names the model; an empty name (SageMaker
-	// containers serve the one model they loaded) is left out.
-	if req.Model != "" {
-		o.Set("model", req.Model)
-	}
-	if api == Chat {
-		o.Set("messages", chatMessages(req))
-		o.Set("max_completion_tokens", req.MaxTokens)
-	} else {
-		o.Set("prompt", completionPrompt(req))
-		o.Set("repetition_penalty", 1.0)
-		o.Set("max_tokens", req.MaxTokens)
-		if logprobs != nil {
-			o.Set("logprobs", *logprobs)
-		} else {
-			o.Set("logprobs", nil)
-		}
-	}
-	o.Set("stream", true)
-	opts := pyjson.NewObject()
-	opts.Set("include_usage", true)
-	o.Set("stream_options", opts)
-	if req.IgnoreEOS {
-		o.Set("ignore_eos", true)
-	}
-	for _, k := range sortedKeys(req.ExtraBody) {
-		o.Set(k, req.ExtraBody[k])
-	}
-	return o
-}
-
-// chatMessages is the request's messages, or one user message holding the
-// prompt as a text part (vLLM's chat body).
-func chatMessages(req *backend.Request) any {
-	if req.Messages != nil {
-		return req.Messages
-	}
-	part := pyjson.NewObject()
-	part.Set("type", "text")
-	part.Set("text", req.Prompt)
-	msg := pyjson.NewObject()
-	msg.Set("role", "user")
-	msg.Set("content", []any{part})
-	return []any{msg}
-}
-
-// completionPrompt is the prompt's token ids when the dataset gave them
-// (a replayed trace), else its text.
-func completionPrompt(req *backend.Request) any {
-	if req.PromptIDs != nil {
-		return req.PromptIDs
-	}
-	return req.Prompt
-}
-
-// sortedKeys are the extra body's keys in the order vLLM's merged dict
-// would hold them here: "role" and "content" first, the rest sorted (a Go
-// map keeps no insertion order).
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for _, k := range []string{"role", "content"} {
-		if _, ok := m[k]; ok {
-			keys = append(keys, k)
-		}
-	}
-	rest := make([]string, 0, len(m))
-	for k := range m {
-		if k != "role" && k != "content" {
-			rest = append(rest, k)
-		}
-	}
-	slices.Sort(rest)
-	return append(keys, rest...)
-}
-
 // Bounds reports whether the client's request timeout is at most t
 // (backend.Bounder): Send bounds every request by it (h1.Poster).
 func (c *Client) Bounds(t time.Duration) bool { return c.timeout <= t }
@@ -463,16 +346,8 @@ func (c *Client) post(ctx context.Context, req *backend.Request, resp *backend.R
 
 // stream reads the answer's body into resp through a pooled collector.
 func (c *Client) stream(ctx context.Context, req *backend.Request, body io.Reader, resp *backend.Response) {
-	coll := c.colls.Get().(*stream.Collector)
+	coll := c.collector(req, resp)
 	defer func() { coll.Reset(nil); c.colls.Put(coll) }()
-	coll.Reset(resp)
-	coll.Expect(req.MaxTokens)
-	coll.Meter.Max, coll.Meter.Budget = c.cfg.MaxResponseBytes, c.budget
-	coll.Parser.Framing = stream.FramingSSE
-	coll.Parser.Decoder.Mode = stream.ModeCompletions
-	if c.cfg.API == Chat {
-		coll.Parser.Decoder.Mode = stream.ModeChat
-	}
 	bp := c.bufs.Get().(*[]byte)
 	defer c.bufs.Put(bp)
 	buf := *bp
@@ -494,68 +369,14 @@ func (c *Client) stream(ctx context.Context, req *backend.Request, body io.Reade
 	}
 }
 
-// transportError classifies an error from the HTTP client or a body read.
-func transportError(ctx context.Context, err error, doing string) (class string, _ error) {
-	var ne net.Error
-	switch {
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return record.ErrCanceled, fmt.Errorf("%s: canceled", doing)
-	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return record.ErrTimeout, fmt.Errorf("%s: request timed out: %w", doing, err)
-	case errors.As(err, &ne) && ne.Timeout():
-		return record.ErrTimeout, fmt.Errorf("%s: %w", doing, err)
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return record.ErrStreamTruncated, fmt.Errorf("%s: connection closed mid-stream: %w", doing, err)
-	case h1.HeadTooLarge(err):
-		return record.ErrResponseTooLarge, fmt.Errorf("%s: %w", doing, err)
-	case h1.FramingError(err):
-		// The server is up and answering, in a framing no HTTP/1.1 client
-		// reads: not a connection failure (docs/transport.md).
-		return record.ErrMalformedStream, fmt.Errorf("%s: %w", doing, err)
-	}
-	return record.ErrConnection, fmt.Errorf("%s: %w", doing, err)
-}
-
-// errorBodyBytes is how much of a non-200 body goes into the error message.
-const errorBodyBytes = 200
-
-// errorBodyRead is how much of a non-200 body is read: secrets are
-// redacted in all of it before it is cut to errorBodyBytes, so a secret
-// that straddles the cut cannot leave its first half in the message.
-const errorBodyRead = 16 << 10
-
-// statusError describes a non-200 answer: status line plus the start of the
-// body with secrets redacted, on one line.
-func statusError(r *http.Response, secrets *redact.Redactor) (class string, _ error) {
-	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyRead))
-	text := secrets.String(strings.ToValidUTF8(string(b), "\uFFFD"))
-	text = strings.Join(strings.Fields(text), " ")
-	if len(text) > errorBodyBytes {
-		text = strings.ToValidUTF8(text[:errorBodyBytes], "") + "..."
-	}
-	status := r.Status
-	if status == "" {
-		status = fmt.Sprintf("%d %s", r.StatusCode, http.StatusText(r.StatusCode))
-	}
-	msg := "HTTP " + status
-	if r.StatusCode == http.StatusNotFound && r.Request != nil && r.Request.URL != nil {
-		// A 404 is most often a wrong --endpoint or --base-url: name it.
-		msg += " from " + r.Request.URL.Redacted()
-	}
-	if loc := r.Header.Get("Location"); loc != "" && r.StatusCode/100 == 3 {
-		msg += " (redirect to " + loc + "; check --base-url/--endpoint)"
-	}
-	if text != "" {
-		msg += ": " + text
-	}
-	class = record.ErrOther
-	switch {
-	case r.StatusCode == http.StatusTooManyRequests:
-		class = record.ErrHTTP429
-	case r.StatusCode >= 400 && r.StatusCode < 500:
-		class = record.ErrHTTP4xx
-	case r.StatusCode >= 500 && r.StatusCode < 600:
-		class = record.ErrHTTP5xx
-	}
-	return class, errors.New(msg)
+// collector takes a pooled collector and starts it for req. Not inlined:
+// the setup's stream.Options is not on the stack while the answer streams
+// (BENCHMARKS.md#parked-stacks).
+//
+//go:noinline
+func (c *Client) collector(req *backend.Request, resp *backend.Response) *stream.Collector {
+	coll := c.colls.Get().(*stream.Collector)
+	coll.Start(resp, c.cfg.API.Format(), stream.Options{Framing: stream.FramingSSE, MaxTokens: req.MaxTokens,
+		Meter: stream.Meter{Max: c.cfg.MaxResponseBytes, Budget: c.budget}})
+	return coll
 }

@@ -29,13 +29,13 @@ func BenchmarkDecode(b *testing.B) {
 			now := time.Now()
 			for b.Loop() {
 				var resp backend.Response
-				dec := be.newDecoder(&backend.Request{}, &resp)
+				dec := be.newReceiver(&backend.Request{}, &resp)
 				for _, p := range parts {
-					if dec.feed(p, now) != nil {
+					if dec.Feed(p, now) != nil {
 						b.Fatal(resp.Err)
 					}
 				}
-				dec.finish(now)
+				be.finish(dec, &resp, now)
 				if resp.Err != nil {
 					b.Fatal(resp.Err)
 				}

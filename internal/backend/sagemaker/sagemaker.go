@@ -7,10 +7,9 @@
 // arbitrary (inside "data:", inside a JSON string, inside a UTF-8
 // character, between the two newlines of an SSE terminator), so the parts
 // are reassembled into one byte stream before any line is cut; a token
-// chunk is stamped with the time its completing part was received. The
-// OpenAI formats go through the very parser the OpenAI backend uses
-// (package stream); TGI and LMI token streams are decoded here on the same
-// line splitter.
+// chunk is stamped with the time its completing part was received. Every
+// payload format is decoded by package stream (stream.Receiver), the OpenAI
+// formats by the very collector the OpenAI backend uses.
 //
 // A request succeeds only if the format's end marker arrived: since
 // sagemakerruntime v1.50 a connection cut mid-stream ends the event channel
@@ -43,7 +42,6 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/llmbench/llmbench/internal/backend"
-	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
@@ -252,8 +250,8 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		resp.Err, resp.ErrClass = err, record.ErrOther
 		return
 	}
-	dec := b.newDecoder(req, resp)
-	defer dec.release()
+	rcv := b.newReceiver(req, resp)
+	defer rcv.Release()
 
 	c := b.client()
 	defer b.release(c)
@@ -262,7 +260,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 	out, err := c.InvokeEndpointWithResponseStream(ctx, in)
 	if err != nil {
 		resp.HTTPStatus = httpStatus(err)
-		dec.fail(classify(err), err)
+		rcv.Fail(classify(err), err)
 		return
 	}
 	resp.HTTPStatus = 200
@@ -273,7 +271,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		if ct := raw.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, eventStreamContentType) {
 			// Most likely --endpoint-url points at the model server itself;
 			// the SDK would report an opaque framing error.
-			dec.fail(record.ErrMalformedStream, fmt.Errorf("the response is %q, not an AWS event stream (%s): "+
+			rcv.Fail(record.ErrMalformedStream, fmt.Errorf("the response is %q, not an AWS event stream (%s): "+
 				"--endpoint-url must point at SageMaker Runtime or an emulator of it (llmbench proxy, llmbench sim), "+
 				"not at the model server", ct, eventStreamContentType))
 			return
@@ -286,7 +284,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 		if !ok {
 			continue // an event type this SDK does not know: skipped
 		}
-		if err := dec.feed(part.Value.Bytes, now); err != nil {
+		if err := rcv.Feed(part.Value.Bytes, now); err != nil {
 			// The response has failed; closing the stream ends the
 			// reader, and Events() is drained below so its goroutine
 			// is not left blocked.
@@ -303,10 +301,10 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 			// The SDK's text shows the shape name, not the code.
 			err = fmt.Errorf("%w (ErrorCode %s)", err, code)
 		}
-		dec.fail(class, err)
+		rcv.Fail(class, err)
 		return
 	}
-	dec.finish(time.Now())
+	b.finish(rcv, resp, time.Now())
 	if resp.ErrClass == record.ErrStreamTruncated && ctx.Err() != nil {
 		// Cut short because the request's deadline passed or it was
 		// cancelled, though the SDK reported a clean end: file it under
@@ -362,86 +360,3 @@ func (b *Backend) redactFailure(resp *backend.Response) {
 	resp.Text = b.secrets.String(resp.Text)
 	resp.FinishReason = b.secrets.String(resp.FinishReason)
 }
-
-// body builds the request body: for the OpenAI formats the OpenAI
-// backend's own bytes (openai.BuildBody: vLLM bench's keys, order and
-// number format), so both backends ask the server for the same work;
-// tokenBody for TGI and LMI.
-func (b *Backend) body(req *backend.Request) ([]byte, error) {
-	api := openai.Completions
-	switch b.format {
-	case FormatOpenAIChat:
-		api = openai.Chat
-	case FormatOpenAI:
-	default:
-		return b.format.tokenBody(req)
-	}
-	body, err := openai.BuildBody(api, nil, req)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the request body: %w", err)
-	}
-	return checkSize(body)
-}
-
-// newDecoder picks the stream decoder for the format.
-func (b *Backend) newDecoder(req *backend.Request, resp *backend.Response) decoder {
-	meter := stream.Meter{Max: b.cfg.MaxResponseBytes, Budget: b.budget}
-	if !b.format.openAI() {
-		// This decoder appends each stamp to resp; the OpenAI one's
-		// collector sizes its own (Expect) and hands them over.
-		resp.Chunks.Grow(min(max(req.MaxTokens, 0)+2, 4096))
-		d := newTokenDecoder(resp)
-		d.meter = meter
-		d.lines.Meter = &d.meter
-		return d
-	}
-	d := &openAIDecoder{}
-	if b.format == FormatOpenAIChat {
-		d.c.Parser.Decoder.Mode = stream.ModeChat
-	} else {
-		d.c.Parser.Decoder.Mode = stream.ModeCompletions
-	}
-	if !asksUsage(req) {
-		// Without a usage chunk to wait for, a JSON-lines stream (LMI)
-		// ends at the finish chunk; the SSE parser accepts JSON lines too.
-		d.c.Parser.Framing = stream.FramingJSONLines
-	}
-	d.c.Reset(resp)
-	d.c.Expect(req.MaxTokens)
-	d.c.Meter = meter
-	return d
-}
-
-// asksUsage reports whether the request body asks for the usage chunk:
-// always, unless --extra-body overrode stream_options.
-func asksUsage(req *backend.Request) bool {
-	v, ok := req.ExtraBody["stream_options"]
-	if !ok {
-		return true
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return false
-	}
-	iu, _ := m["include_usage"].(bool)
-	return iu
-}
-
-// openAIDecoder feeds the reassembled bytes to the OpenAI backend's own
-// parser and collector, so both backends apply identical rules. With
-// include_usage asked for, the end of a stream is "[DONE]" or the usage
-// chunk; a finish_reason alone is not enough (docs/sagemaker.md#end-markers).
-type openAIDecoder struct{ c stream.Collector }
-
-func (d *openAIDecoder) feed(p []byte, now time.Time) error { return d.c.Feed(p, now) }
-func (d *openAIDecoder) finish(now time.Time) {
-	r := d.c.Resp
-	if d.c.Finish(now) != nil && r.ErrClass == record.ErrStreamTruncated && r.FinishReason != "" {
-		// Cut after the finish chunk, or a server that never sends usage
-		// (older LMI chat); say how to tell it that none is expected.
-		r.Err = fmt.Errorf("%w (the finish chunk arrived but not the usage chunk the request asked for; "+
-			"for a server that never sends usage, pass --extra-body '{\"stream_options\":{\"include_usage\":false}}')", r.Err)
-	}
-}
-func (d *openAIDecoder) fail(class string, err error) { d.c.Fail(class, err) }
-func (d *openAIDecoder) release()                     { d.c.Meter.Release() }

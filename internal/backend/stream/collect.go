@@ -22,15 +22,17 @@ const NoContentMessage = "Never received a valid chunk to calculate TTFT.This re
 // one that had sent a token chunk before the error as one.
 const ClassServerError = record.ErrServer
 
-// Collector applies a stream's events to a backend.Response with vLLM's
-// rules (docs/metrics.md#per-request-timing): each token chunk adds its arrival time to Chunks
-// and its text to Text, and updates FinishReason; usage is taken only from
-// a message without non-empty choices. Finish decides success.
+// Collector is the Receiver of the OpenAI formats. It applies a stream's
+// events to a backend.Response with vLLM's rules
+// (docs/metrics.md#per-request-timing): each token chunk adds its arrival
+// time to Chunks and its text to Text, and updates FinishReason; usage is
+// taken only from a message without non-empty choices. Finish decides
+// success.
 //
-// Usage: set Resp (and Parser's Framing/Mode), call Feed for every read with
-// the time the read returned, then Finish at a clean end of stream or Fail
-// on a transport error. Collector is not safe for concurrent use; it may be
-// reused for another request after Reset.
+// Usage: Start it (or set Resp and Parser's Framing/Mode), call Feed for
+// every read with the time the read returned, then Finish at a clean end of
+// stream or Fail on a transport error. Collector is not safe for concurrent
+// use; it may be reused for another request after Reset or Start.
 type Collector struct {
 	// Parser parses the bytes; configure Framing and Decoder.Mode before
 	// the first Feed.
@@ -65,6 +67,21 @@ func (c *Collector) Reset(resp *backend.Response) {
 	c.text.Reset()
 	c.stamps = c.stamps[:0]
 	c.done, c.usageLast, c.errMsg = false, false, ""
+}
+
+// Start prepares c for another request of format f (an OpenAI format)
+// writing into resp: the text field by format, o's framing and meter, and
+// room for o.MaxTokens chunks. Both transports set a Collector up through
+// it (New, and the OpenAI backend's pool).
+func (c *Collector) Start(resp *backend.Response, f Format, o Options) {
+	c.Parser.Decoder.Mode = ModeCompletions
+	if f == FormatChat {
+		c.Parser.Decoder.Mode = ModeChat
+	}
+	c.Parser.Framing = o.Framing
+	c.Reset(resp)
+	c.Expect(o.MaxTokens)
+	c.Meter = o.Meter
 }
 
 // Expect sizes the collector for a response of about n token chunks (the
@@ -193,6 +210,10 @@ func (c *Collector) Fail(class string, err error) {
 	}
 	c.store()
 }
+
+// Release returns the response's reservation to the Meter's Budget
+// (Receiver); Reset does it too.
+func (c *Collector) Release() { c.Meter.Release() }
 
 // store moves the text and chunk stamps gathered so far into Resp (once
 // per request in the common path: at Finish or Fail).

@@ -1,17 +1,22 @@
 // Package stream turns the bytes of a streamed LLM response into timed
-// events, independent of the transport that carried them (an HTTP body, or
-// SageMaker PayloadParts). It has three layers, each usable on its own:
+// events and a backend.Response, independent of the transport that carried
+// them (an HTTP body, or SageMaker PayloadParts). Every payload format
+// lives here behind one interface, Receiver (New picks one per Format):
 //
 //   - LineSplitter reassembles bytes fed in pieces of any size (even one
 //     byte, even splitting a multi-byte UTF-8 character or a "\r\n") into
-//     complete lines. Other payload formats (TGI, LMI JSON lines) build on it.
+//     complete lines; cutFrame reads a line's SSE or JSON-lines framing,
+//     for every format.
 //   - Decoder reads one OpenAI-style JSON message (a completions or chat
 //     chunk) without building a generic JSON tree: a validating scan that
 //     picks out choices[0].text, choices[0].delta.content,
 //     choices[0].finish_reason and usage.
 //   - Parser combines both for SSE ("data: {...}") or JSON-lines framing and
 //     reports Events stamped with the time of the read that completed them;
-//     Collector applies those events to a backend.Response with vLLM's rules.
+//     Collector, the OpenAI formats' Receiver, applies those events to a
+//     backend.Response with vLLM's rules.
+//   - The TGI and LMI token streams have their own Receiver, with their own
+//     end marker and error rules (docs/sagemaker.md#end-markers).
 //
 // The package does no I/O and reads no clock: callers pass the time at which
 // each piece of bytes arrived.

@@ -7,18 +7,6 @@ import (
 	"time"
 )
 
-// Framing says how JSON messages are delimited in the byte stream.
-type Framing uint8
-
-const (
-	// FramingSSE (the zero value) is Server-Sent Events as vLLM's OpenAI
-	// server writes them: "data: {...}" lines separated by blank lines.
-	FramingSSE Framing = iota
-	// FramingJSONLines is one JSON message per line without a "data:"
-	// prefix (SageMaker LMI's application/jsonlines).
-	FramingJSONLines
-)
-
 // Kind is the kind of an Event.
 type Kind uint8
 
@@ -85,7 +73,8 @@ var ErrTruncated = errors.New("stream ended inside a message")
 //
 // With FramingJSONLines every other non-blank line is a message ("[DONE]",
 // an optional "data:" prefix and the SSE fields are still accepted, so one
-// parser serves both).
+// parser serves both); FramingAny also trims each line first. These rules
+// are cutFrame's, which the TGI/LMI decoder reads its lines with too.
 //
 // Unlike vLLM's client, a ": ping" comment that ends a read does not glue
 // itself to the next message (see docs/metrics.md#sse-parsing): we follow the SSE
@@ -94,7 +83,7 @@ var ErrTruncated = errors.New("stream ended inside a message")
 // The zero value parses SSE in ModeAuto. A Parser is not safe for
 // concurrent use.
 type Parser struct {
-	// Framing selects SSE (zero value) or JSON lines.
+	// Framing selects SSE (zero value), JSON lines or either per line.
 	Framing Framing
 	// Decoder decodes the JSON messages; set Decoder.Mode to pick the text
 	// field.
@@ -125,7 +114,7 @@ func (p *Parser) Feed(b []byte, now time.Time, h Handler) error {
 	lent := p.lend(now, h)
 	var err error
 	if payload, ok := p.wholeEvent(b); ok {
-		err = p.message(payload)
+		err = p.frame(dataFrame(payload))
 	} else {
 		err = p.Lines.Feed(b, p.line)
 	}
@@ -154,9 +143,9 @@ func (p *Parser) giveBack(lent bool) {
 
 // wholeEvent reports whether b is exactly one "data: ...\n\n" SSE event
 // with nothing held from earlier feeds, the usual read of a stream, and
-// returns its payload: what the line splitter and line would hand to
-// message (a "\r" before the first "\n" is left to message's trim), at
-// one call instead of a callback per line.
+// returns its payload: what the line splitter and cutFrame would make of
+// it (a "\r" before the first "\n" is left to dataFrame's trim), at one
+// call instead of a callback per line.
 func (p *Parser) wholeEvent(b []byte) (payload []byte, ok bool) {
 	n := len(b)
 	if p.Framing != FramingSSE || len(p.Lines.buf) > 0 || n < len(prefixDataSpace)+2 ||
@@ -183,56 +172,23 @@ func (p *Parser) Flush(now time.Time, h Handler) error {
 // Reset prepares the parser for another stream, keeping its buffers.
 func (p *Parser) Reset() { p.Lines.Reset() }
 
-var (
-	prefixData      = []byte("data:")
-	prefixDataSpace = []byte("data: ")
-	tokenDone       = []byte("[DONE]")
-)
-
 // line handles one complete line.
 func (p *Parser) line(line []byte) error {
-	if len(line) == 0 {
-		return nil
+	fr, payload := cutFrame(line, p.Framing)
+	if fr == frameBad {
+		return fmt.Errorf("%w: unexpected line %s", ErrMalformed, quote(line))
 	}
-	payload := line
-	switch {
-	case bytes.HasPrefix(line, prefixData):
-		payload = line[len(prefixData):]
-		if len(payload) > 0 && payload[0] == ' ' {
-			payload = payload[1:]
-		}
-	case line[0] == ':':
-		return nil // comment / keep-alive
-	case line[0] == '{':
-		// a bare JSON message
-	default:
-		name := line
-		if i := bytes.IndexByte(line, ':'); i >= 0 {
-			name = line[:i]
-		}
-		switch string(name) {
-		case "event", "id", "retry":
-			return nil // no JSON line starts like this, whatever the framing
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil
-		}
-		if p.Framing != FramingJSONLines {
-			return fmt.Errorf("%w: unexpected line %s", ErrMalformed, quote(line))
-		}
-	}
-	return p.message(payload)
+	return p.frame(fr, payload)
 }
 
-// message decodes one payload and reports it.
-func (p *Parser) message(payload []byte) error {
-	payload = bytes.TrimSpace(payload)
+// frame decodes and reports what one line held.
+func (p *Parser) frame(fr frame, payload []byte) error {
 	w := p.Decoder.w
 	w.ev = Event{Time: w.now}
-	switch {
-	case len(payload) == 0:
-		return nil // "data:" with nothing: an empty SSE data field
-	case bytes.Equal(payload, tokenDone):
+	switch fr {
+	case frameSkip:
+		return nil
+	case frameDone:
 		w.ev.Kind = KindDone
 	default:
 		m, err := w.decode(&p.Decoder, payload)

@@ -75,7 +75,7 @@ func lineEnds(t *testing.T, data []byte, framing Framing) []int {
 	return ends
 }
 
-func readFixture(t *testing.T, name string) []byte {
+func readFixture(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {

@@ -1,35 +1,17 @@
-package sagemaker
+package stream
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
-	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
 )
-
-// decoder turns the reassembled container bytes of one response into the
-// fields of a backend.Response (Text, Chunks, FinishReason, token
-// counts, Err and ErrClass).
-type decoder interface {
-	// feed takes one PayloadPart's bytes, received at now. A non-nil error
-	// means the response has failed (already recorded): stop reading.
-	feed(p []byte, now time.Time) error
-	// finish is called once when the stream ended without a transport
-	// error; it decides success (an end marker is required).
-	finish(now time.Time)
-	// fail records a transport or SDK error of the given class, keeping
-	// what arrived before it.
-	fail(class string, err error)
-	// release returns what the response reserved from the shared memory
-	// budget; called once when Send is done.
-	release()
-}
 
 // classedError is an error with its Response.ErrClass.
 type classedError struct {
@@ -49,26 +31,23 @@ func failf(class, format string, a ...any) error {
 // malformed, not a reason to grow memory without limit.
 const maxPending = 1 << 20
 
-// tokenDecoder reads the TGI generate_stream (SSE, "data:{...}") and LMI
-// (JSON lines) token streams; they differ only in framing, and the framing
-// is detected per line (docs/sagemaker.md#payload-formats: strip an optional "data:" prefix). Each line
-// holding a "token" object is one token chunk, stamped with the time of the
-// part that completed the line. The line with a non-null generated_text or
-// details is the end marker; a stream without one is truncated even if the
-// SDK reported no error (docs/sagemaker.md#truncated-streams).
+// tokenDecoder is the Receiver of FormatTGI and FormatLMI: it reads the
+// TGI generate_stream (SSE, "data:{...}") and LMI (JSON lines) token
+// streams, which differ only in framing, read per line with FramingAny
+// (docs/sagemaker.md#payload-formats). Each line holding a "token" object
+// is one token chunk, stamped with the time of the read that completed the
+// line. The line with a non-null generated_text or details is the end
+// marker; a stream without one is truncated even if the transport reported
+// no error (docs/sagemaker.md#truncated-streams).
 type tokenDecoder struct {
 	resp  *backend.Response
-	lines stream.LineSplitter
+	lines LineSplitter
 	text  strings.Builder
-	meter stream.Meter // text, stamps, the incomplete line and pending
+	meter Meter // text, stamps, the incomplete line and pending
 
 	pending  []byte // a line that did not parse yet, joined to the next
 	terminal bool   // the final line arrived
 	now      time.Time
-}
-
-func newTokenDecoder(resp *backend.Response) *tokenDecoder {
-	return &tokenDecoder{resp: resp}
 }
 
 // tokenLine is one TGI/LMI stream message. Fields absent from a format are
@@ -92,7 +71,8 @@ type tokenLine struct {
 	ErrorType string          `json:"error_type"`
 }
 
-func (d *tokenDecoder) feed(p []byte, now time.Time) error {
+// Feed takes bytes received at now (Receiver).
+func (d *tokenDecoder) Feed(p []byte, now time.Time) error {
 	d.now = now
 	if err := d.lines.Feed(p, d.line); err != nil {
 		d.setErr(err)
@@ -101,18 +81,24 @@ func (d *tokenDecoder) feed(p []byte, now time.Time) error {
 	return nil
 }
 
-func (d *tokenDecoder) finish(now time.Time) {
+// Finish decides the outcome of a stream that ended cleanly (Receiver):
+// the final line must have arrived after at least one token, and its
+// finish_reason must not be "error".
+func (d *tokenDecoder) Finish(now time.Time) error {
 	d.now = now
 	if err := d.end(); err != nil {
 		d.setErr(err)
 	}
+	return d.resp.Err
 }
 
-func (d *tokenDecoder) fail(class string, err error) {
+// Fail records a transport failure (Receiver).
+func (d *tokenDecoder) Fail(class string, err error) {
 	d.setErr(&classedError{class: class, err: err})
 }
 
-func (d *tokenDecoder) release() { d.meter.Release() }
+// Release returns the response's reservation (Receiver).
+func (d *tokenDecoder) Release() { d.meter.Release() }
 
 // setErr records the first failure and the text received so far.
 func (d *tokenDecoder) setErr(err error) {
@@ -127,7 +113,7 @@ func (d *tokenDecoder) setErr(err error) {
 		return
 	}
 	r.Err, r.ErrClass = err, record.ErrMalformedStream
-	if errors.Is(err, stream.ErrResponseTooLarge) {
+	if errors.Is(err, ErrResponseTooLarge) {
 		r.Err, r.ErrClass = fmt.Errorf("after %d token chunks: %w", r.Chunks.Len(), err), record.ErrResponseTooLarge
 	}
 }
@@ -155,25 +141,17 @@ func (d *tokenDecoder) end() error {
 
 // line handles one complete line.
 func (d *tokenDecoder) line(raw []byte) error {
-	l := bytes.TrimSpace(raw)
+	var l []byte
 	if len(d.pending) == 0 {
-		if len(l) == 0 || l[0] == ':' {
-			return nil // blank line (SSE event end, LMI's end-of-stream) or SSE comment
+		fr, payload := cutFrame(raw, FramingAny)
+		if fr != frameMessage {
+			return nil // blank, comment, an SSE field, [DONE]
 		}
-		if rest, ok := bytes.CutPrefix(l, []byte("data:")); ok {
-			l = bytes.TrimSpace(rest)
-		} else if isSSEField(l) {
-			return nil // event:, id:, retry:
-		}
-		if len(l) == 0 || bytes.Equal(l, []byte("[DONE]")) {
-			return nil
-		}
+		l = payload
 	} else {
-		if len(l) == 0 {
+		var blank bool
+		if l, blank = continuation(raw); blank {
 			return nil
-		}
-		if rest, ok := bytes.CutPrefix(l, []byte("data:")); ok {
-			l = bytes.TrimSpace(rest)
 		}
 		if err := d.meter.Pending(len(d.pending) + len(l) + 1); err != nil {
 			return err
@@ -200,7 +178,7 @@ func (d *tokenDecoder) line(raw []byte) error {
 			}
 			return nil
 		}
-		return failf(record.ErrMalformedStream, "stream message does not parse: %v (%.80q)", err, l)
+		return failf(record.ErrMalformedStream, "stream message does not parse: %v (%.80q)", asBefore(err), l)
 	}
 	d.pending = d.pending[:0]
 	_ = d.meter.Pending(0) // shrinking never fails
@@ -235,7 +213,7 @@ func (d *tokenDecoder) apply(m *tokenLine) error {
 		if m.Token.Text != nil && !m.Token.Special {
 			text = *m.Token.Text
 		}
-		if err := d.meter.Keep(len(text) + stream.ChunkStampBytes); err != nil {
+		if err := d.meter.Keep(len(text) + ChunkStampBytes); err != nil {
 			return err
 		}
 		d.resp.Chunks.Append(d.now)
@@ -257,15 +235,16 @@ func incomplete(err error) bool {
 	return errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input"
 }
 
-// isSSEField reports an SSE field line other than data: (event:, id:,
-// retry:), which carries nothing a benchmark reads.
-func isSSEField(l []byte) bool {
-	for _, f := range []string{"event:", "id:", "retry:"} {
-		if bytes.HasPrefix(l, []byte(f)) {
-			return true
-		}
+// asBefore gives encoding/json's error for a message that is JSON but
+// not an object the text it had while this decoder lived in package
+// sagemaker: the message names the Go type, package and all, and records
+// keep their bytes across a refactor.
+func asBefore(err error) any {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Struct == "" && te.Field == "" && te.Type == reflect.TypeFor[tokenLine]() {
+		return "json: cannot unmarshal " + te.Value + " into Go value of type sagemaker.tokenLine"
 	}
-	return false
+	return err
 }
 
 // errorText renders an error value: a JSON string as its text, an object's

@@ -1,0 +1,81 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/llmbench/llmbench/internal/backend/h1"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
+)
+
+// transportError classifies an error from the HTTP client or a body read.
+func transportError(ctx context.Context, err error, doing string) (class string, _ error) {
+	var ne net.Error
+	switch {
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return record.ErrCanceled, fmt.Errorf("%s: canceled", doing)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return record.ErrTimeout, fmt.Errorf("%s: request timed out: %w", doing, err)
+	case errors.As(err, &ne) && ne.Timeout():
+		return record.ErrTimeout, fmt.Errorf("%s: %w", doing, err)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return record.ErrStreamTruncated, fmt.Errorf("%s: connection closed mid-stream: %w", doing, err)
+	case h1.HeadTooLarge(err):
+		return record.ErrResponseTooLarge, fmt.Errorf("%s: %w", doing, err)
+	case h1.FramingError(err):
+		// The server is up and answering, in a framing no HTTP/1.1 client
+		// reads: not a connection failure (docs/transport.md).
+		return record.ErrMalformedStream, fmt.Errorf("%s: %w", doing, err)
+	}
+	return record.ErrConnection, fmt.Errorf("%s: %w", doing, err)
+}
+
+// errorBodyBytes is how much of a non-200 body goes into the error message.
+const errorBodyBytes = 200
+
+// errorBodyRead is how much of a non-200 body is read: secrets are
+// redacted in all of it before it is cut to errorBodyBytes, so a secret
+// that straddles the cut cannot leave its first half in the message.
+const errorBodyRead = 16 << 10
+
+// statusError describes a non-200 answer: status line plus the start of the
+// body with secrets redacted, on one line.
+func statusError(r *http.Response, secrets *redact.Redactor) (class string, _ error) {
+	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyRead))
+	text := secrets.String(strings.ToValidUTF8(string(b), "\uFFFD"))
+	text = strings.Join(strings.Fields(text), " ")
+	if len(text) > errorBodyBytes {
+		text = strings.ToValidUTF8(text[:errorBodyBytes], "") + "..."
+	}
+	status := r.Status
+	if status == "" {
+		status = fmt.Sprintf("%d %s", r.StatusCode, http.StatusText(r.StatusCode))
+	}
+	msg := "HTTP " + status
+	if r.StatusCode == http.StatusNotFound && r.Request != nil && r.Request.URL != nil {
+		// A 404 is most often a wrong --endpoint or --base-url: name it.
+		msg += " from " + r.Request.URL.Redacted()
+	}
+	if loc := r.Header.Get("Location"); loc != "" && r.StatusCode/100 == 3 {
+		msg += " (redirect to " + loc + "; check --base-url/--endpoint)"
+	}
+	if text != "" {
+		msg += ": " + text
+	}
+	class = record.ErrOther
+	switch {
+	case r.StatusCode == http.StatusTooManyRequests:
+		class = record.ErrHTTP429
+	case r.StatusCode >= 400 && r.StatusCode < 500:
+		class = record.ErrHTTP4xx
+	case r.StatusCode >= 500 && r.StatusCode < 600:
+		class = record.ErrHTTP5xx
+	}
+	return class, errors.New(msg)
+}
