@@ -207,7 +207,7 @@ func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
 	d.more = more
 	if row.Completed == 0 && row.Failed > 0 {
 		// Nothing answered: the next, heavier step would not either.
-		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, firstError(outcome))
+		d.dead = fmt.Sprintf("%s: all %d requests failed; first error: %s", what, row.Failed, outcome.FirstError())
 		d.stopped = d.dead
 		return false
 	}
