@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/stats"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // run --runs K (docs/confidence.md, "Repeated runs"): the whole
@@ -83,7 +84,7 @@ func (o *runOptions) runRepeated(ctx context.Context, env *Env, plan *bench.Plan
 		if c != nil {
 			conv = c
 		}
-		fmt.Fprintf(ui.errw, "  %s%s\n", runLine(r), convergenceNote(c, more))
+		fmt.Fprintf(ui.errw, "  %s%s\n", runLine(r), sweep.ConvergenceNote(c, more))
 		if r.saved != "" {
 			fmt.Fprintf(ui.errw, "  result saved to %s\n", r.saved)
 		}
