@@ -258,12 +258,6 @@ func runLine(r *oneRun) string {
 	return s + ", self-check " + string(r.outcome.Verdict.Verdict)
 }
 
-// setRunsExtras sets llmbench.runs and, under --runs auto,
-// llmbench.convergence in a saved result.
-func setRunsExtras(obj *report.Object, figs []map[string]float64, conv *stats.Convergence) {
-	report.SetRuns(obj, figs, conv)
-}
-
 // setRunsExtrasMap puts the same keys in a run's extras.
 func setRunsExtrasMap(extra map[string]any, figs []map[string]float64, conv *stats.Convergence) {
 	maps.Copy(extra, report.RunsExtras(figs, conv))
