@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/merge"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // sweepWorkerGlob and stepDir are merge's, by the names the sweep
@@ -41,7 +42,7 @@ func mergeSweeps(env *Env, files []string, output string) error {
 		}
 		rows = append(rows, row)
 	}
-	an, err := merge.AnalyzeSweep(ws, rows, lateMarker)
+	an, err := merge.AnalyzeSweep(ws, rows, sweep.LateMarker)
 	if err != nil {
 		return err
 	}

@@ -245,7 +245,7 @@ func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan,
 		if e := allFailedAlike(outcome); e != nil {
 			hint = o.endpointHint(ctx, env, plan, e)
 		}
-		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)%s", sum.Failed, n, firstError(outcome), hint)}
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)%s", sum.Failed, n, outcome.FirstError(), hint)}
 	}
 	if o.f.maxErrorRate.set && n > 0 {
 		rate := float64(sum.Failed) / float64(n)

@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/stats"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // run --runs K (docs/confidence.md, "Repeated runs"): the whole
@@ -83,7 +84,7 @@ func (o *runOptions) runRepeated(ctx context.Context, env *Env, plan *bench.Plan
 		if c != nil {
 			conv = c
 		}
-		fmt.Fprintf(ui.errw, "  %s%s\n", runLine(r), convergenceNote(c, more))
+		fmt.Fprintf(ui.errw, "  %s%s\n", runLine(r), sweep.ConvergenceNote(c, more))
 		if r.saved != "" {
 			fmt.Fprintf(ui.errw, "  result saved to %s\n", r.saved)
 		}
@@ -257,34 +258,7 @@ func runLine(r *oneRun) string {
 	return s + ", self-check " + string(r.outcome.Verdict.Verdict)
 }
 
-// runsArray is llmbench.runs: one object per run with its numeric
-// figures, keys sorted (the saved file must not depend on map order).
-func runsArray(figs []map[string]float64) []any {
-	out := make([]any, len(figs))
-	for i, m := range figs {
-		o := report.NewObject()
-		for _, key := range slices.Sorted(maps.Keys(m)) {
-			o.Set(key, m[key])
-		}
-		out[i] = o
-	}
-	return out
-}
-
-// setRunsExtras sets llmbench.runs and, under --runs auto,
-// llmbench.convergence in a saved result.
-func setRunsExtras(obj *report.Object, figs []map[string]float64, conv *stats.Convergence) {
-	x := map[string]any{}
-	setRunsExtrasMap(x, figs, conv)
-	for _, key := range slices.Sorted(maps.Keys(x)) {
-		setExtra(obj, key, x[key])
-	}
-}
-
 // setRunsExtrasMap puts the same keys in a run's extras.
 func setRunsExtrasMap(extra map[string]any, figs []map[string]float64, conv *stats.Convergence) {
-	extra[report.ExtrasKey+"/"+report.RunsKey] = runsArray(figs)
-	if conv != nil {
-		extra[report.ExtrasKey+"/"+report.ConvergenceKey] = conv
-	}
+	maps.Copy(extra, report.RunsExtras(figs, conv))
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/report"
@@ -57,16 +56,7 @@ func selfCheckObject(o *bench.Outcome) *report.Object {
 // setExtra sets key in the result object; "parent/child" sets child
 // inside the existing object parent (the llmbench object), else at the top.
 func setExtra(obj *report.Object, key string, v any) {
-	if parent, child, ok := strings.Cut(key, "/"); ok {
-		if p, found := obj.Get(parent); found {
-			if po, isObj := p.(*report.Object); isObj {
-				po.Set(child, v)
-				return
-			}
-		}
-		key = child
-	}
-	obj.Set(key, v)
+	report.SetExtra(obj, key, v)
 }
 
 // requireValid is --require-valid's exit policy: exit 1 unless the

@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"math"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/load"
 )
@@ -241,121 +238,32 @@ func addPercentile(list string, p float64) string {
 	return list + "," + want
 }
 
-// sweep runs the ladder, the refinement, and writes the analysis.
-func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) error {
-	kind, loads, sla, think, err := o.checkSweep(cmd)
-	if err != nil {
-		return err
-	}
-	if err := o.checkAll(cmd); err != nil {
-		return err
-	}
-	if err := o.resolveWorker(cmd, env); err != nil { // distributed sweeps: sweep_worker.go
-		return err
-	}
-	if err := o.checkSweepWorker(cmd, kind, loads); err != nil {
-		return err
-	}
-	if o.w.info != nil && o.f.repeat.runs.auto {
-		// Each worker sees only its share: when to stop is the merged
-		// step's question.
-		return usageErrorf("--runs auto needs the merged data: in worker mode give a fixed --runs K")
-	}
-	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
-	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
-	if err != nil {
-		return interruptedOr(ctx, err)
-	}
-	defer closeBE()
-	if o.live, err = startLive(ctx, o.m, base, ui.out); err != nil {
-		return err
-	}
-	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
-	d := &sweepDriver{o: o, ui: ui, base: base, kind: kind, sla: sla, think: think,
-		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.f.repeat.planned()}
-	if err := d.prepareDir(); err != nil {
-		return err
-	}
-	d.printSchedule(ui.errw)
-	d.loads = loads
-	d.printPlan(ui.errw, loads)
-	d.ladder(ctx, loads)
-	d.refine(ctx)
-	return d.finish(ctx)
-}
-
-// sweepDriver runs the steps of one sweep and keeps their rows.
-type sweepDriver struct {
-	o     *sweepOptions
-	ui    *console
-	base  *bench.Plan
-	kind  capacity.Kind
-	sla   capacity.SLA
-	think load.Think
-	date  string
-	dir   string // the step results' folder
-	rows  []capacity.Row
-	// windows are the rows' wall-clock windows, for CloudWatch.
-	windows []stepWindow
-	an      *capacity.Sweep
-	loads   []float64 // the ladder
-	n       int       // steps run
-	total   int       // steps planned (grows with refinement)
-	// stopped says why the sweep ended early ("" = it did not).
-	stopped string
-	// dead says how the server stopped answering ("" = it did not): the
-	// sweep then ends with exit 1 and a verdict that says so.
-	dead string
-	// late are the steps that started late on the clock schedule
-	// (lateNote), kept in the sweep file's notes.
-	late []string
-	// longer is how many times --refine lengthened the step at a load
-	// (lengthen): its requests or duration are multiplied by 2^longer.
-	longer map[float64]int
-	// pending are the saved results of the current load's runs so far,
-	// rewritten with llmbench.runs once the K-th has run (saveRuns).
-	pending []savedRun
-	// more is whether the last step's load wants another run (--runs).
-	more bool
-}
-
-func (d *sweepDriver) label() string {
-	if d.o.f.label != "" {
-		return d.o.f.label
-	}
-	if d.base.Params.EndpointName != "" {
-		return d.base.Params.EndpointName
-	}
-	return d.base.Params.ModelID
-}
-
-// sweepPath is the sweep file's path; its steps go to a folder of the
-// same name. A worker's is named after the run and its index, so workers
-// writing to one folder never collide and merge finds them.
-func (d *sweepDriver) sweepPath() string {
-	if w := d.o.w.info; w != nil {
-		return filepath.Join(d.o.f.resultDir, fmt.Sprintf("sweep-%s-worker-%d.json", w.RunID, w.Index))
-	}
-	return filepath.Join(d.o.f.resultDir, capacity.FileName(d.label(), d.kind, d.date))
-}
-
-func (d *sweepDriver) prepareDir() error {
-	d.dir = strings.TrimSuffix(d.sweepPath(), ".json")
-	if err := os.MkdirAll(d.dir, 0o755); err != nil {
-		return usageErrorf("cannot create the sweep's folder: %v", err)
-	}
-	return nil
-}
-
-// ladder runs every load of the ladder, --runs times each.
-func (d *sweepDriver) ladder(ctx context.Context, loads []float64) {
-	for _, l := range loads {
-		if !d.runLoad(ctx, l) {
-			return
+// ladder is the load kind and levels the flags ask for.
+func (o *sweepOptions) ladder() (capacity.Kind, []float64, error) {
+	var kind capacity.Kind
+	var list string
+	for _, c := range []struct {
+		k capacity.Kind
+		v string
+	}{{capacity.Concurrency, o.s.concurrency}, {capacity.RequestRate, o.s.rates}, {capacity.Users, o.s.users}} {
+		if c.v == "" {
+			continue
 		}
-		if d.o.s.stopWhenSaturated && d.an != nil && d.an.Stop() {
-			d.stopped = "the knee is confirmed and the SLA failed (--stop-when-saturated)"
-			return
+		if list != "" {
+			return "", nil, usageErrorf("give one of --concurrency, --request-rates or --users, not several")
 		}
+		kind, list = c.k, c.v
 	}
+	if list == "" {
+		return "", nil, usageErrorf("sweep needs a ladder: --concurrency 1,2,4,8, --request-rates 1,2,4 or --users 10,50,100")
+	}
+	var loads []float64
+	for _, item := range strings.Split(list, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(item), 64)
+		if err != nil || v <= 0 || math.IsInf(v, 0) || (kind.Integer() && v != math.Trunc(v)) {
+			return "", nil, usageErrorf("--%s: %q is not a positive %s", flagOf(kind), item, map[bool]string{true: "whole number", false: "number"}[kind.Integer()])
+		}
+		loads = append(loads, v)
+	}
+	return kind, loads, nil
 }

@@ -94,27 +94,3 @@ func TestSweepRunsVerdicts(t *testing.T) {
 		}
 	}
 }
-
-// TestVerdictNote: the step line says a load is unresolved once its last
-// run is in, and nothing before or for a resolved load.
-func TestVerdictNote(t *testing.T) {
-	t.Parallel()
-	o := &sweepOptions{}
-	o.f.repeat.runs.k = 2
-	d := &sweepDriver{o: o, an: &capacity.Sweep{Steps: []capacity.Row{
-		{Load: 1, SLAVerdict: capacity.VerdictPass}, {Load: 2, SLAVerdict: capacity.VerdictUnresolved}}}}
-	tests := []struct {
-		load float64
-		run  int
-		want string
-	}{
-		{1, 2, ""},
-		{2, 1, ""},
-		{2, 2, " (unresolved: its interval straddles a limit)"},
-	}
-	for _, tt := range tests {
-		if got := d.verdictNote(tt.load, tt.run == o.f.repeat.planned()); got != tt.want {
-			t.Errorf("load %v run %d: %q, want %q", tt.load, tt.run, got, tt.want)
-		}
-	}
-}

@@ -1,17 +1,12 @@
 package cli
 
 import (
-	"fmt"
-	"io"
 	"math"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
 )
 
@@ -19,10 +14,6 @@ import (
 // drain (requests in flight when its --step-duration ends) and the next
 // step's warm-ups, on a server that answers in seconds.
 const defaultStepGap = 30 * time.Second
-
-// lateMarker ends the note of a step that started late; merge carries
-// such notes into the merged sweep.
-const lateMarker = "late: raise --step-gap"
 
 // checkSweepWorker validates the clock schedule and worker mode of a
 // sweep (docs/distributed.md, "Sweeps"). Workers have no coordinator, so
@@ -63,55 +54,4 @@ func (o *sweepOptions) checkSweepWorker(cmd *cobra.Command, kind capacity.Kind, 
 		}
 	}
 	return nil
-}
-
-// stepStart is step k's start instant (k from 0, every run of every
-// load counted) on the clock schedule; zero without --start-at.
-func (d *sweepDriver) stepStart(k int) time.Time {
-	at := d.o.w.at
-	if at.IsZero() {
-		return at
-	}
-	return at.Add(time.Duration(k) * (d.o.s.stepDuration + d.o.s.stepGap))
-}
-
-// lateNote is the warning for a step that was not ready by its start
-// instant (it then started at once, out of step with the other workers);
-// "" when it was on time. It is printed now and kept in the sweep's notes.
-func (d *sweepDriver) lateNote(o *bench.Outcome) string {
-	if o.Late <= 0 {
-		return ""
-	}
-	note := fmt.Sprintf("step %d started %v %s (it must cover the previous step's drain and this step's warm-ups)", d.n, o.Late.Round(time.Millisecond), lateMarker)
-	if w := d.o.w.info; w != nil {
-		note = fmt.Sprintf("worker %d: %s", w.Index, note)
-	}
-	fmt.Fprintln(d.ui.errw, "  Warning: "+note)
-	d.late = append(d.late, note)
-	return note
-}
-
-// stepRecords is where a step's per-request records stream: beside its
-// result (NAME.records.jsonl), where llmbench merge reads them. Worker
-// mode always keeps them (a merge needs them); a single process with
-// --save-detailed too.
-func (d *sweepDriver) stepRecords(name string) *recordsOut {
-	rec := &recordsOut{worker: d.o.w.headerInfo}
-	if d.o.w.info != nil || d.o.f.saveDetailed {
-		rec.path = filepath.Join(d.dir, strings.TrimSuffix(name, ".json")+".records.jsonl")
-	}
-	return rec
-}
-
-// printSchedule says, before the first step, which share this worker
-// runs and when the steps start.
-func (d *sweepDriver) printSchedule(w io.Writer) {
-	if d.o.w.at.IsZero() {
-		return
-	}
-	if i := d.o.w.info; i != nil {
-		fmt.Fprintf(w, "Worker %d of %d, run %s (config %s): this worker's share of every step. ", i.Index, i.Count, i.RunID, i.ConfigHash)
-	}
-	fmt.Fprintf(w, "Step 1 starts at %s, each next one %v later (--step-duration %v + --step-gap %v).\n",
-		d.stepStart(0).UTC().Format(time.RFC3339Nano), d.o.s.stepDuration+d.o.s.stepGap, d.o.s.stepDuration, d.o.s.stepGap)
 }

@@ -1,4 +1,4 @@
-package cli
+package sweep
 
 import (
 	"fmt"
@@ -20,63 +20,59 @@ import (
 type stepInfo struct {
 	load float64
 	run  int
-	rec  *recordsOut
+	name string // the result's file name (Name)
+	step Step
 	// warn is the step's clock-schedule warning ("" = none).
 	warn string
-	// server is the step's view of the server (nil = not read).
-	server *serverRun
 }
 
-// rowOf summarizes a step, closes its records, saves its full result
-// and returns its row.
-func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) (capacity.Row, error) {
+// rowOf summarizes a step, closes it, saves its full result and returns
+// its row.
+func (d *Driver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) (capacity.Row, error) {
 	sum, err := bench.Summarize(p, outcome)
 	if err != nil {
 		return capacity.Row{}, err
 	}
-	si.server.crossCheck(outcome, sum.Metrics)
-	si.server.toRecords(si.rec)
-	si.rec.close(&sum.Params)
 	// A closed-loop step's steady_state, as run computes it: its
 	// throughputs are the row's (SteadyThroughput below).
-	steady, err := d.o.steadyState(p, outcome, sum)
+	steady, err := si.step.Close(p, outcome, sum)
 	if err != nil {
 		return capacity.Row{}, err
 	}
 	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Extras: true,
-		WithSteadyState: steady.write, SteadyState: steady.value})
+		WithSteadyState: steady.Write, SteadyState: steady.Value})
 	if err != nil {
 		return capacity.Row{}, err
 	}
-	si.server.setResult(obj)
-	if w := d.o.w.info; w != nil {
+	si.step.SetResult(obj)
+	c := &d.cfg
+	if w := c.Worker; w != nil {
 		obj.Set("llmbench_worker", map[string]any{"run_id": w.RunID, "config_hash": w.ConfigHash,
 			"index": w.Index, "count": w.Count, "step_start_at": p.StartAt.UTC().Format(time.RFC3339Nano),
 			"late_s": outcome.Late.Seconds(), "warning": si.warn})
 	}
-	name := stepName(d.kind, si.load, si.run, d.o.f.repeat.planned())
-	path, err := report.SaveResult(d.dir, name, false, obj)
+	path, err := report.SaveResult(d.dir, si.name, false, obj)
 	if err != nil {
 		return capacity.Row{}, fmt.Errorf("saving the step result: %w", err)
 	}
-	st := capacity.Step{Load: si.load, Kind: d.kind, ResultFile: path, ClientCPU: cpuShare(outcome),
-		Shares: stepShares(d.sla, outcome.Records)}
-	if d.kind == capacity.Users {
-		st.MeanThinkS = d.think.Mean().Seconds()
+	st := capacity.Step{Load: si.load, Kind: c.Kind, ResultFile: path, ClientCPU: cpuShare(outcome),
+		Shares: stepShares(c.SLA, outcome.Records)}
+	if c.Kind == capacity.Users {
+		st.MeanThinkS = c.Think.Mean().Seconds()
 	}
-	if w := d.o.w.info; w != nil && d.kind != capacity.RequestRate {
+	if w := c.Worker; w != nil && c.Kind != capacity.RequestRate {
 		// Users i mod N (bench.Plan.Share): ceil((load - i) / N) of them.
 		st.Share = float64((int(si.load)-w.Index+w.Count-1)/w.Count) / si.load
 	}
 	row := capacity.RowFrom(sum.Metrics, st)
-	if d.kind != capacity.RequestRate {
-		row.SteadyThroughput(steady.value)
+	if c.Kind != capacity.RequestRate {
+		row.SteadyThroughput(steady.Value)
 	}
-	row.Server = si.server.summary()
+	row.Server = si.step.Server()
 	if si.run == 1 {
 		d.pending = d.pending[:0]
 	}
-	d.pending = append(d.pending, savedRun{name, obj, row.Metrics})
+	d.pending = append(d.pending, savedRun{si.name, obj, row.Metrics})
 	return row, nil
 }
 
@@ -88,11 +84,11 @@ type savedRun struct {
 }
 
 // saveRuns saves each run of a load under --runs again, once the last
-// has run, with llmbench.runs (runsArray: the runs' numeric figures,
-// which compare reads to test a change over runs, docs/confidence.md,
-// "compare") and under --runs auto llmbench.convergence. One run is left
-// as saved.
-func (d *sweepDriver) saveRuns(conv *stats.Convergence) error {
+// has run, with llmbench.runs (report.RunsArray: the runs' numeric
+// figures, which compare reads to test a change over runs,
+// docs/confidence.md, "compare") and under --runs auto
+// llmbench.convergence. One run is left as saved.
+func (d *Driver) saveRuns(conv *stats.Convergence) error {
 	defer func() { d.pending = d.pending[:0] }()
 	if len(d.pending) < 2 {
 		return nil
@@ -102,7 +98,7 @@ func (d *sweepDriver) saveRuns(conv *stats.Convergence) error {
 		figs[i] = r.m
 	}
 	for _, r := range d.pending {
-		setRunsExtras(r.obj, figs, conv)
+		report.SetRuns(r.obj, figs, conv)
 		if _, err := report.SaveResult(d.dir, r.name, false, r.obj); err != nil {
 			return fmt.Errorf("saving the step result: %w", err)
 		}
@@ -122,29 +118,7 @@ func stepShares(sla capacity.SLA, recs []record.Record) map[string]capacity.Shar
 		if _, ok := capacity.ShareTerm(t); !ok {
 			continue
 		}
-		metric := strings.TrimSuffix(t.Key[strings.IndexByte(t.Key, '_')+1:], "_ms")
-		var vals []float64
-		counted := true
-		for i := range recs {
-			r := &recs[i]
-			if !r.Success {
-				continue
-			}
-			switch metric {
-			case metrics.TTFT:
-				vals = append(vals, 1000*r.TTFT)
-			case metrics.E2EL:
-				vals = append(vals, 1000*r.Latency)
-			case metrics.TPOT:
-				if r.OutputTokens == nil {
-					counted = false
-					break
-				}
-				if v, ok := metrics.RequestTPOT(r.Latency, r.TTFT, *r.OutputTokens); ok {
-					vals = append(vals, 1000*v)
-				}
-			}
-		}
+		vals, counted := shareValues(strings.TrimSuffix(t.Key[strings.IndexByte(t.Key, '_')+1:], "_ms"), recs)
 		if !counted || len(vals) == 0 {
 			continue
 		}
@@ -154,4 +128,39 @@ func stepShares(sla capacity.SLA, recs []record.Record) map[string]capacity.Shar
 		out[t.Key] = capacity.ShareOf(t, vals)
 	}
 	return out
+}
+
+// shareValues are the successful requests' values of metric in ms;
+// counted is false when a TPOT lacks its request's output token count.
+func shareValues(metric string, recs []record.Record) (vals []float64, counted bool) {
+	for i := range recs {
+		r := &recs[i]
+		if !r.Success {
+			continue
+		}
+		switch metric {
+		case metrics.TTFT:
+			vals = append(vals, 1000*r.TTFT)
+		case metrics.E2EL:
+			vals = append(vals, 1000*r.Latency)
+		case metrics.TPOT:
+			if r.OutputTokens == nil {
+				return vals, false
+			}
+			if v, ok := metrics.RequestTPOT(r.Latency, r.TTFT, *r.OutputTokens); ok {
+				vals = append(vals, 1000*v)
+			}
+		}
+	}
+	return vals, true
+}
+
+// cpuShare is the client's CPU use over the step's timed run as a share
+// of the cores it may use (its self-check); nil where it was not measured.
+func cpuShare(o *bench.Outcome) *float64 {
+	v := o.SelfCheck.CPUShare()
+	if v <= 0 {
+		return nil
+	}
+	return &v
 }
