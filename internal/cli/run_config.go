@@ -45,11 +45,11 @@ import (
 
 // Sources of a flag's value, for the resolved command and tests.
 const (
-	srcDefault = "config default" // config.Defaults
-	srcFile    = "config file"
-	srcFlag    = "flag"
-	srcDash    = "after --"
-	srcCourse  = "course" // derived from --course or the endpoint name
+	srcDefault = "config default" // config.SourceDefault: config.Defaults
+	srcFile    = "config file"    // config.SourceFile
+	srcFlag    = "flag"           // config.SourceFlag
+	srcDash    = "after --"       // config.SourceDash
+	srcCourse  = "course"         // derived from --course or the endpoint name
 )
 
 // configFlags are the project-configuration flags of "llmbench run" and
@@ -95,14 +95,6 @@ const saveResultsKey = "save_results"
 var keyFlags = map[string]string{
 	"percentiles":  "metric-percentiles",
 	saveResultsKey: "save-result",
-}
-
-// overriddenBy lists, for a generic length flag, the dataset-specific
-// flags it replaces when set (dataset.Config's InputLen/OutputLen rules).
-// A value from a lower level is not applied over one of these set higher.
-var overriddenBy = map[string][]string{
-	"input-len":  {"random-input-len"},
-	"output-len": {"random-output-len", "sharegpt-output-len", "custom-output-len", "hf-output-len", "prefix-repetition-output-len"},
 }
 
 // bindConfigFlags declares --config, --no-config, --course and
@@ -370,32 +362,43 @@ func (c *configFlags) findCourse(fs *pflag.FlagSet, file *config.File) (*config.
 	return &cr, nil
 }
 
-// applyConfig sets the file's values over the built-in defaults, each
-// only where nothing higher set the flag.
+// applyConfig sets the values of the built-in defaults and the file that
+// survive config.Merge under the flags given on the command line and after
+// "--" (already on fs): the file's in file order after the defaults.
 func (c *configFlags) applyConfig(fs *pflag.FlagSet, file *config.File) error {
-	var fileSettings []config.Setting
-	if file != nil {
-		fileSettings = file.Benchmark
-	}
-	fileFlags := map[string]bool{}
-	for _, s := range fileSettings {
-		if !s.Null {
-			fileFlags[flagOfKey(s.Key)] = true
-		}
-	}
+	var defaults, fromFile, flags, dash config.Layer
+	defaults.Source, fromFile.Source = config.SourceDefault, config.SourceFile
+	flags.Source, dash.Source = config.SourceFlag, config.SourceDash
+	keys := map[string]string{} // flag name -> its key, for errors
 	for _, d := range config.Defaults {
-		if file != nil {
-			if _, ok := file.Lookup(d.Key); ok {
-				continue // the file sets it, or nulls it
+		keys[flagOfKey(d.Key)] = d.Key
+		defaults.Entries = append(defaults.Entries, config.Entry{Name: flagOfKey(d.Key), Values: []string{d.Value}})
+	}
+	if file != nil {
+		for _, s := range file.Benchmark {
+			name := flagOfKey(s.Key)
+			keys[name] = s.Key
+			if !s.Null && c.runOnly[name] {
+				c.skipped = append(c.skipped, s.Key)
 			}
-		}
-		s := config.Setting{Key: d.Key, Values: []string{d.Value}}
-		if err := c.apply(fs, s, srcDefault, fileFlags); err != nil {
-			return err // a programming error: the defaults must parse
+			fromFile.Entries = append(fromFile.Entries, config.Entry{Name: name, Values: s.Values, Null: s.Null, Pos: s.Pos})
 		}
 	}
-	for _, s := range fileSettings {
-		if err := c.apply(fs, s, srcFile, nil); err != nil {
+	for name, src := range c.sources {
+		l := &flags
+		if src == srcDash {
+			l = &dash
+		}
+		l.Entries = append(l.Entries, config.Entry{Name: name})
+	}
+	for _, w := range config.Merge(defaults, fromFile, flags, dash) {
+		if w.Source > config.SourceFile || c.runOnly[w.Name] {
+			continue
+		}
+		if err := c.apply(fs, w, keys[w.Name]); err != nil {
+			if w.Source == config.SourceDefault {
+				return err // a programming error: the defaults must parse
+			}
 			return &UsageError{Err: err}
 		}
 	}
@@ -465,40 +468,20 @@ func (c *configFlags) loadFile(flags *pflag.FlagSet, env *Env) (*config.File, er
 	return f, nil
 }
 
-// apply sets one config setting's flag unless a higher level set it (or,
-// for a generic length, a dataset-specific flag it would override). above
-// names flags set by the file, for the built-in defaults.
-func (c *configFlags) apply(fs *pflag.FlagSet, s config.Setting, src string, above map[string]bool) error {
-	if s.Null {
-		return nil
-	}
-	name := flagOfKey(s.Key)
-	if c.runOnly[name] {
-		if src == srcFile {
-			c.skipped = append(c.skipped, s.Key)
-		}
-		return nil
-	}
-	higher := func(flag string) bool { return c.sources[flag] != "" || above[flag] }
-	if higher(name) {
-		return nil
-	}
-	for _, specific := range overriddenBy[name] {
-		if higher(specific) {
-			return nil
-		}
-	}
-	fl := fs.Lookup(name)
+// apply sets a default's or the file's value on its flag (key names it
+// in errors).
+func (c *configFlags) apply(fs *pflag.FlagSet, w config.Winner, key string) error {
+	fl := fs.Lookup(w.Name)
 	if fl == nil {
-		return s.Pos.Errorf("benchmark.%s: no such run flag --%s", s.Key, name)
+		return w.Pos.Errorf("benchmark.%s: no such run flag --%s", key, w.Name)
 	}
-	if err := setFlag(fl, s.Values); err != nil {
-		return s.Pos.Errorf("benchmark.%s: invalid value %s: %v", s.Key, quoteValues(s.Values), err)
+	if err := setFlag(fl, w.Values); err != nil {
+		return w.Pos.Errorf("benchmark.%s: invalid value %s: %v", key, quoteValues(w.Values), err)
 	}
-	if src == srcFile {
+	if w.Source == config.SourceFile {
 		fl.Changed = true
 	}
-	c.sources[name] = src
+	c.sources[w.Name] = w.Source.String()
 	return nil
 }
 
