@@ -6,9 +6,11 @@
 // wrong shape is an error naming the file and line. Which benchmark keys
 // exist is not decided here: the caller passes a Schema (the cli package
 // derives it from run's flags), so a new run flag is a new config key with
-// no change to this package. This package never touches the network and
-// knows nothing about flags; applying settings, and their precedence, is
-// the caller's job.
+// no change to this package. Merge decides the precedence of the layers
+// (defaults < file < command line < after "--") over plain names, and
+// WriteCommand renders the resolved command; neither knows pflag, and
+// setting flag values is the caller's job. This package never touches the
+// network.
 package config
 
 import (
