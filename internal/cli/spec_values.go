@@ -183,18 +183,24 @@ func (o *runOptions) maxConcurrencyOrZero() int {
 	return 0
 }
 
-// baseURL is --base-url, or http://HOST:PORT.
+// baseURL is demo's simulator, else --base-url, else http://HOST:PORT.
 func (o *runOptions) baseURL() string {
+	if o.f.simURL != "" {
+		return strings.TrimRight(o.f.simURL, "/")
+	}
 	if o.f.baseURL != "" {
 		return strings.TrimRight(o.f.baseURL, "/")
 	}
 	return "http://" + net.JoinHostPort(o.f.host, strconv.Itoa(o.f.port))
 }
 
-// requestIDPrefix is --request-id-prefix, or vLLM's random
-// "bench-XXXXXXXX-".
+// requestIDPrefix is --request-id-prefix, else a worker's shared prefix
+// (resolveWorker), else vLLM's random "bench-XXXXXXXX-".
 func (o *runOptions) requestIDPrefix() string {
 	if p := o.f.requestIDPrefix; p != "" {
+		return p
+	}
+	if p := o.w.idPrefix; p != "" {
 		return p
 	}
 	var b [4]byte
