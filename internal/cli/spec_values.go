@@ -54,15 +54,15 @@ func (o *runOptions) checkClosedLoop(cmd *cobra.Command) (*load.Users, error) {
 }
 
 // userSet reports whether the user gave flag name (on the command line or
-// after "--"), as opposed to config.yaml or a default.
+// after "--"), as opposed to config.yaml or a default. Once the
+// configuration's layers are merged (resolveConfig) the merged set
+// answers; a command without a configuration (demo) asks pflag.
 func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
-	if cmd.Flags().Lookup(name) == nil || !cmd.Flags().Changed(name) {
-		return false
-	}
-	if src, ok := o.cfg.sources[name]; ok {
+	if o.cfg.sources != nil {
+		src := o.cfg.sources[name]
 		return src == srcFlag || src == srcDash
 	}
-	return true
+	return cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name)
 }
 
 // parseHeaders splits --header KEY=VALUE items at the first "=", trimming
