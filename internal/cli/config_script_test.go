@@ -158,10 +158,10 @@ func TestConfigSchemaCoversRunFlags(t *testing.T) {
 	fs := newTestRunCmd().Flags()
 	schema := configSchema(fs)
 	for key := range schema.Keys {
-		name := flagOfKey(key)
+		name := config.FlagOfKey(key)
 		if fs.Lookup(name) == nil {
 			t.Errorf("key %s maps to no flag --%s", key, name)
-		} else if back := keyOfFlag(name); back != key {
+		} else if back := config.KeyOfFlag(name); back != key {
 			t.Errorf("key %s -> --%s -> key %s", key, name, back)
 		}
 	}
@@ -177,47 +177,6 @@ func TestConfigSchemaCoversRunFlags(t *testing.T) {
 	for _, d := range config.Defaults {
 		if _, ok := schema.Keys[d.Key]; !ok {
 			t.Errorf("built-in default %s is not a key", d.Key)
-		}
-	}
-}
-
-func TestShellQuote(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ in, want string }{
-		{"", "''"},
-		{"plain-1.0/x_y:z,w=v@%+", "plain-1.0/x_y:z,w=v@%+"},
-		{"a b", "'a b'"},
-		{`{"a": 1}`, `'{"a": 1}'`},
-		{"it's", `'it'"'"'s'`},
-		{"$HOME", "'$HOME'"},
-		{"[redacted]", "'[redacted]'"},
-	} {
-		if got := shellQuote(tc.in); got != tc.want {
-			t.Errorf("shellQuote(%q) = %s, want %s", tc.in, got, tc.want)
-		}
-	}
-}
-
-func TestRedactValue(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		flag, in, want string
-		n              int
-	}{
-		{"header", "Authorization=Bearer sk-123", "Authorization=[redacted]", 1},
-		{"header", "x-api-key=abc", "x-api-key=[redacted]", 1},
-		{"header", "X-Amz-Security-Token=abc", "X-Amz-Security-Token=[redacted]", 1},
-		{"header", "X-Team=blue", "X-Team=[redacted]", 1}, // any header value may be a credential (X-Portkey-Virtual-Id, ...)
-		{"metadata", "hf_token=abc", "hf_token=[redacted]", 1},
-		{"metadata", "team=blue", "team=blue", 0},
-		{"custom-attributes", "trace=1;secret=2", "[redacted]", 1},
-		{"base-url", "http://u:pw@127.0.0.1:8000", "http://u:[redacted]@127.0.0.1:8000", 1},
-		{"base-url", "http://127.0.0.1:8000", "http://127.0.0.1:8000", 0},
-		{"model", "token-model", "token-model", 0}, // only the flags that carry secrets
-	} {
-		got, n := redactValue(tc.flag, tc.in)
-		if got != tc.want || n != tc.n {
-			t.Errorf("redactValue(%s, %q) = %q, %d; want %q, %d", tc.flag, tc.in, got, n, tc.want, tc.n)
 		}
 	}
 }

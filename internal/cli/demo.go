@@ -94,7 +94,7 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 				return fmt.Errorf("starting the simulator: %w", err)
 			}
 			defer srv.Stop(ctx)
-			o.f.baseURL = srv.URL
+			o.f.simURL = srv.URL // demo refuses --base-url: the flag stays unset
 			fmt.Fprintf(env.Stdout, "Simulator (%s) listening on %s\n", p.Doc, srv.URL)
 			if err := o.run(ctx, env, cmd); err != nil {
 				return err

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/url"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,11 +42,11 @@ import (
 
 // Sources of a flag's value, for the resolved command and tests.
 const (
-	srcDefault = "config default" // config.Defaults
-	srcFile    = "config file"
-	srcFlag    = "flag"
-	srcDash    = "after --"
-	srcCourse  = "course" // derived from --course or the endpoint name
+	srcDefault = "config default" // config.SourceDefault: config.Defaults
+	srcFile    = "config file"    // config.SourceFile
+	srcFlag    = "flag"           // config.SourceFlag
+	srcDash    = "after --"       // config.SourceDash
+	srcCourse  = "course"         // derived from --course or the endpoint name
 )
 
 // configFlags are the project-configuration flags of "llmbench run" and
@@ -86,25 +83,6 @@ var configOnlyFlags = map[string]bool{
 	"help":          true,
 }
 
-// saveResultsKey is the config's save switch; it sets --save-result and,
-// when true, --save-detailed and the project's result folder.
-const saveResultsKey = "save_results"
-
-// keyFlags are the config keys whose names differ from their flag's: the
-// names the SageMaker project's config.yaml used.
-var keyFlags = map[string]string{
-	"percentiles":  "metric-percentiles",
-	saveResultsKey: "save-result",
-}
-
-// overriddenBy lists, for a generic length flag, the dataset-specific
-// flags it replaces when set (dataset.Config's InputLen/OutputLen rules).
-// A value from a lower level is not applied over one of these set higher.
-var overriddenBy = map[string][]string{
-	"input-len":  {"random-input-len"},
-	"output-len": {"random-output-len", "sharegpt-output-len", "custom-output-len", "hf-output-len", "prefix-repetition-output-len"},
-}
-
 // bindConfigFlags declares --config, --no-config, --course and
 // --print-command.
 func bindConfigFlags(fs *pflag.FlagSet, o *runOptions) {
@@ -113,129 +91,6 @@ func bindConfigFlags(fs *pflag.FlagSet, o *runOptions) {
 	fs.BoolVar(&c.noConfig, "no-config", false, "ignore ./"+config.DefaultFile+": vLLM's defaults and the flags only")
 	fs.StringVar(&c.course, "course", "", "course NAME: benchmark the endpoint recorded in courses/NAME/data/state.json and save results in courses/NAME/data/")
 	fs.BoolVar(&c.printCommand, "print-command", false, "print the fully resolved llmbench run command (secrets redacted) and exit without sending anything")
-}
-
-// flagOfKey is the flag a config key sets.
-func flagOfKey(key string) string {
-	if f, ok := keyFlags[key]; ok {
-		return f
-	}
-	return strings.ReplaceAll(key, "_", "-")
-}
-
-// keyOfFlag is the config key of a flag.
-func keyOfFlag(name string) string {
-	for k, f := range keyFlags {
-		if f == name {
-			return k
-		}
-	}
-	return strings.ReplaceAll(name, "-", "_")
-}
-
-// configSchema derives the benchmark: section's keys from the run flags
-// on fs, so every run setting has a key of the same (snake_case) name.
-func configSchema(fs *pflag.FlagSet) config.Schema {
-	s := config.Schema{
-		Keys: map[string]config.Key{},
-		Renamed: map[string]string{
-			"metric_percentiles": "percentiles",
-			"save_result":        saveResultsKey,
-		},
-	}
-	fs.VisitAll(func(fl *pflag.Flag) {
-		if configOnlyFlags[fl.Name] {
-			return
-		}
-		var k config.Key
-		switch {
-		case fl.Value.Type() == "bool":
-			k.Bool = true
-		case isSlice(fl):
-			k.Many = true
-			switch fl.Name {
-			case "header", "metadata":
-				k.PairSep = "=" // values may hold spaces: one item each
-			case "goodput":
-				k.PairSep, k.Fields = ":", true
-			default:
-				k.Fields = nargsFlags[fl.Name]
-			}
-		case fl.Name == "metric-percentiles" || fl.Name == "percentile-metrics":
-			k.Join = ","
-		}
-		s.Keys[keyOfFlag(fl.Name)] = k
-	})
-	return s
-}
-
-func isSlice(fl *pflag.Flag) bool {
-	_, ok := fl.Value.(pflag.SliceValue)
-	return ok
-}
-
-// setFlag gives a flag its values: a list replaces a slice flag's items,
-// anything else takes one value.
-func setFlag(fl *pflag.Flag, values []string) error {
-	if sv, ok := fl.Value.(pflag.SliceValue); ok {
-		return sv.Replace(append([]string(nil), values...))
-	}
-	if len(values) != 1 {
-		return fmt.Errorf("want one value, got %d", len(values))
-	}
-	return fl.Value.Set(values[0])
-}
-
-// dashOp is one flag occurrence after "--".
-type dashOp struct {
-	flag  *pflag.Flag // the real flag on run's FlagSet
-	value string
-}
-
-// recorder stands in for a run flag while the arguments after "--" are
-// parsed; it only notes the values, which are applied later over the
-// configuration.
-type recorder struct {
-	fl  *pflag.Flag
-	ops *[]dashOp
-}
-
-func (r *recorder) Set(s string) error {
-	*r.ops = append(*r.ops, dashOp{flag: r.fl, value: s})
-	return nil
-}
-func (r *recorder) String() string { return "" }
-func (r *recorder) Type() string   { return r.fl.Value.Type() }
-
-// parseAfterDash parses the arguments after "--" as run flags.
-func parseAfterDash(fs *pflag.FlagSet, args []string) ([]dashOp, error) {
-	var ops []dashOp
-	rec := pflag.NewFlagSet("after --", pflag.ContinueOnError)
-	rec.SetOutput(io.Discard)
-	rec.Usage = func() {}
-	rec.SetNormalizeFunc(fs.GetNormalizeFunc())
-	fs.VisitAll(func(fl *pflag.Flag) {
-		if configOnlyFlags[fl.Name] {
-			return
-		}
-		r := rec.VarPF(&recorder{fl: fl, ops: &ops}, fl.Name, fl.Shorthand, fl.Usage)
-		r.NoOptDefVal = fl.NoOptDefVal // bool flags take no value
-	})
-	if err := rec.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil, usageErrorf("after --: only run's benchmark flags; put --help before --")
-		}
-		if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
-			if n := string(fs.GetNormalizeFunc()(fs, name)); configOnlyFlags[n] {
-				return nil, usageErrorf("after --: --%s is not a benchmark flag; put it before --", n)
-			}
-		}
-		return nil, usageErrorf("after --: %v", err)
-	}
-	if rest := rec.Args(); len(rest) > 0 {
-		return nil, usageErrorf("after --: unexpected argument %q (only run flags may follow --)", rest[0])
-	}
-	return ops, nil
 }
 
 // resolveConfig applies config.yaml, --course and the arguments after "--"
@@ -270,7 +125,7 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 	}
 	o.dropClosedLoopCap(cmd, o.closedLoop(), env.Stderr)
 	if inPlay {
-		c.resolveResults(fs, file, course, saveResults(file))
+		c.resolveResults(fs, file, course, config.SaveResults(file))
 	}
 	if len(c.skipped) > 0 {
 		fmt.Fprintf(env.Stderr, "Note: %s in %s: %s settings; llmbench %s leaves them out.\n", strings.Join(c.skipped, ", "), c.loaded, "llmbench run", cmd.Name())
@@ -370,65 +225,6 @@ func (c *configFlags) findCourse(fs *pflag.FlagSet, file *config.File) (*config.
 	return &cr, nil
 }
 
-// applyConfig sets the file's values over the built-in defaults, each
-// only where nothing higher set the flag.
-func (c *configFlags) applyConfig(fs *pflag.FlagSet, file *config.File) error {
-	var fileSettings []config.Setting
-	if file != nil {
-		fileSettings = file.Benchmark
-	}
-	fileFlags := map[string]bool{}
-	for _, s := range fileSettings {
-		if !s.Null {
-			fileFlags[flagOfKey(s.Key)] = true
-		}
-	}
-	for _, d := range config.Defaults {
-		if file != nil {
-			if _, ok := file.Lookup(d.Key); ok {
-				continue // the file sets it, or nulls it
-			}
-		}
-		s := config.Setting{Key: d.Key, Values: []string{d.Value}}
-		if err := c.apply(fs, s, srcDefault, fileFlags); err != nil {
-			return err // a programming error: the defaults must parse
-		}
-	}
-	for _, s := range fileSettings {
-		if err := c.apply(fs, s, srcFile, nil); err != nil {
-			return &UsageError{Err: err}
-		}
-	}
-	return nil
-}
-
-// applyAfterDash sets the flags given after "--", over everything. Slice
-// flags take all their values from there; other flags take the last.
-func applyAfterDash(ops []dashOp) error {
-	lists := map[*pflag.Flag][]string{}
-	var order []*pflag.Flag
-	for _, op := range ops {
-		if isSlice(op.flag) {
-			if _, ok := lists[op.flag]; !ok {
-				order = append(order, op.flag)
-			}
-			lists[op.flag] = append(lists[op.flag], op.value)
-			continue
-		}
-		if err := op.flag.Value.Set(op.value); err != nil {
-			return usageErrorf("after --: invalid argument %q for --%s: %v", op.value, op.flag.Name, err)
-		}
-		op.flag.Changed = true
-	}
-	for _, fl := range order {
-		if err := setFlag(fl, lists[fl]); err != nil {
-			return usageErrorf("after --: --%s: %v", fl.Name, err)
-		}
-		fl.Changed = true
-	}
-	return nil
-}
-
 // loadFile reads --config, else ./config.yaml when present; nil without a
 // file (or with --no-config). It notes on stderr a file it picked up
 // without being asked, since that changes run's defaults.
@@ -463,271 +259,4 @@ func (c *configFlags) loadFile(flags *pflag.FlagSet, env *Env) (*config.File, er
 		return nil, &UsageError{Err: err}
 	}
 	return f, nil
-}
-
-// apply sets one config setting's flag unless a higher level set it (or,
-// for a generic length, a dataset-specific flag it would override). above
-// names flags set by the file, for the built-in defaults.
-func (c *configFlags) apply(fs *pflag.FlagSet, s config.Setting, src string, above map[string]bool) error {
-	if s.Null {
-		return nil
-	}
-	name := flagOfKey(s.Key)
-	if c.runOnly[name] {
-		if src == srcFile {
-			c.skipped = append(c.skipped, s.Key)
-		}
-		return nil
-	}
-	higher := func(flag string) bool { return c.sources[flag] != "" || above[flag] }
-	if higher(name) {
-		return nil
-	}
-	for _, specific := range overriddenBy[name] {
-		if higher(specific) {
-			return nil
-		}
-	}
-	fl := fs.Lookup(name)
-	if fl == nil {
-		return s.Pos.Errorf("benchmark.%s: no such run flag --%s", s.Key, name)
-	}
-	if err := setFlag(fl, s.Values); err != nil {
-		return s.Pos.Errorf("benchmark.%s: invalid value %s: %v", s.Key, quoteValues(s.Values), err)
-	}
-	if src == srcFile {
-		fl.Changed = true
-	}
-	c.sources[name] = src
-	return nil
-}
-
-func quoteValues(vs []string) string {
-	if len(vs) == 1 {
-		return strconv.Quote(vs[0])
-	}
-	q := make([]string, len(vs))
-	for i, v := range vs {
-		q[i] = strconv.Quote(v)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// setDerived sets a flag from the course or endpoint when nothing else
-// did.
-func (c *configFlags) setDerived(fs *pflag.FlagSet, name, value string) {
-	if c.sources[name] != "" {
-		return
-	}
-	fl := fs.Lookup(name)
-	if fl == nil || fl.Value.Set(value) != nil {
-		panic("run_config: cannot set --" + name) // a programming error, caught by tests
-	}
-	c.sources[name] = srcCourse
-}
-
-// resolveEndpoint takes the endpoint name from the course's state file
-// (unless one was given) and makes sagemaker the backend for a named
-// endpoint (unless one was chosen).
-func (c *configFlags) resolveEndpoint(fs *pflag.FlagSet, course *config.Course, env *Env) error {
-	// A backend chosen other than sagemaker uses --course for the result
-	// folder only.
-	otherBackend := c.sources["backend"] != "" && fs.Lookup("backend").Value.String() != "sagemaker"
-	if course != nil && !otherBackend && c.sources["endpoint-name"] != srcFlag && c.sources["endpoint-name"] != srcDash {
-		name, err := course.EndpointName()
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		delete(c.sources, "endpoint-name") // --course beats the file's endpoint_name
-		c.setDerived(fs, "endpoint-name", name)
-		region := course.Region()
-		if region != "" && c.sources["region"] == "" {
-			c.setDerived(fs, "region", region)
-			fmt.Fprintf(env.Stderr, "Course %s: endpoint %s in %s (from %s)\n", course.Name, name, region, course.StatePath())
-		} else {
-			fmt.Fprintf(env.Stderr, "Course %s: endpoint %s (from %s)\n", course.Name, name, course.StatePath())
-		}
-	}
-	if course != nil || fs.Lookup("endpoint-name").Value.String() != "" {
-		c.setDerived(fs, "backend", "sagemaker")
-	}
-	return nil
-}
-
-// resolveResults points saved results at the project's folders: the
-// course's data/ with --course, else bench_results/ beside the config
-// file; with save_results true the per-request details are kept too, and
-// the file name carries the endpoint name.
-func (c *configFlags) resolveResults(fs *pflag.FlagSet, file *config.File, course *config.Course, detailed bool) {
-	if fs.Lookup("save-result").Value.String() != "true" {
-		return
-	}
-	if detailed {
-		c.setDerived(fs, "save-detailed", "true")
-	}
-	if c.sources["result-dir"] == "" {
-		dir := config.ResultsDir
-		if course != nil {
-			dir = course.DataDir()
-		} else if file != nil {
-			dir = filepath.Join(file.Dir, config.ResultsDir)
-		}
-		c.setDerived(fs, "result-dir", dir)
-	}
-	// vLLM's automatic file name carries the model id and a timestamp. For
-	// a SageMaker endpoint without --model the model id is the endpoint
-	// name; with --model, the label (the name's first part) carries it.
-	endpoint := fs.Lookup("endpoint-name").Value.String()
-	if endpoint != "" && fs.Lookup("model").Value.String() != "" && fs.Lookup("result-filename").Value.String() == "" {
-		c.setDerived(fs, "label", fs.Lookup("backend").Value.String()+"-"+endpoint)
-	}
-}
-
-// saveResults is the configuration's save_results: the file's, else the
-// built-in default; null is false (run's own default).
-func saveResults(file *config.File) bool {
-	if file != nil {
-		if s, ok := file.Lookup(saveResultsKey); ok {
-			return !s.Null && len(s.Values) == 1 && s.Values[0] == "true"
-		}
-	}
-	for _, d := range config.Defaults {
-		if d.Key == saveResultsKey {
-			return d.Value == "true"
-		}
-	}
-	return false
-}
-
-// writeCommand prints the resolved command (name: "llmbench run"): one flag per
-// setting that was set anywhere or differs from its default, in the order
-// run declares them, shell-quoted, with secrets redacted. It returns how
-// many values it redacted.
-func writeCommand(w io.Writer, name string, fs *pflag.FlagSet, sources map[string]string) int {
-	var parts [][]string
-	redacted := 0
-	sorted := fs.SortFlags
-	fs.SortFlags = false // declaration order groups related flags
-	fs.VisitAll(func(fl *pflag.Flag) {
-		if configOnlyFlags[fl.Name] {
-			return
-		}
-		if sources[fl.Name] == "" && !fl.Changed && fl.Value.String() == fl.DefValue {
-			return
-		}
-		flagName := "--" + fl.Name
-		if sv, ok := fl.Value.(pflag.SliceValue); ok {
-			vals := sv.GetSlice()
-			if len(vals) == 0 {
-				return // an emptied list is run's default
-			}
-			// vLLM's nargs style "--goodput a b" unless a value looks like
-			// a flag; then "--x=a --x=b".
-			nargs := nargsFlags[fl.Name]
-			for _, v := range vals {
-				nargs = nargs && !strings.HasPrefix(v, "-")
-			}
-			var part []string
-			if nargs {
-				part = append(part, flagName)
-			}
-			for _, v := range vals {
-				v, n := redactValue(fl.Name, v)
-				redacted += n
-				if nargs {
-					part = append(part, shellQuote(v))
-				} else {
-					part = append(part, shellQuote(flagName+"="+v))
-				}
-			}
-			parts = append(parts, part)
-			return
-		}
-		v := fl.Value.String()
-		if fl.Value.Type() == "bool" {
-			if v == "true" {
-				parts = append(parts, []string{flagName})
-			} else {
-				parts = append(parts, []string{flagName + "=" + v})
-			}
-			return
-		}
-		v, n := redactValue(fl.Name, v)
-		redacted += n
-		if strings.HasPrefix(v, "-") {
-			parts = append(parts, []string{shellQuote(flagName + "=" + v)})
-		} else {
-			parts = append(parts, []string{flagName, shellQuote(v)})
-		}
-	})
-	fs.SortFlags = sorted
-
-	var b strings.Builder
-	b.WriteString(name)
-	for _, p := range parts {
-		b.WriteString(" \\\n  ")
-		b.WriteString(strings.Join(p, " "))
-	}
-	b.WriteString("\n")
-	io.WriteString(w, b.String())
-	return redacted
-}
-
-// secretWords mark a header or metadata key whose value is a credential.
-var secretWords = []string{"auth", "key", "token", "secret", "password", "passwd", "cookie", "credential", "signature", "session"}
-
-// redactValue hides the secret part of a flag value, returning how many
-// values it hid: --custom-attributes whole, every --header value (headers
-// are how credentials reach a server, and no list of key words knows every
-// vendor's header name), the value of a --metadata KEY=VALUE whose key
-// looks like a credential, and a password in a URL.
-func redactValue(flag, v string) (string, int) {
-	switch flag {
-	case "custom-attributes":
-		if v == "" {
-			return v, 0
-		}
-		return "[redacted]", 1
-	case "header", "metadata":
-		k, val, ok := strings.Cut(v, "=")
-		if !ok || strings.TrimSpace(val) == "" {
-			return v, 0
-		}
-		if flag == "header" {
-			return k + "=[redacted]", 1
-		}
-		lk := strings.ToLower(k)
-		for _, w := range secretWords {
-			if strings.Contains(lk, w) {
-				return k + "=[redacted]", 1
-			}
-		}
-	case "base-url", "endpoint-url":
-		if u, err := url.Parse(v); err == nil && u.User != nil {
-			if _, hasPass := u.User.Password(); hasPass {
-				u.User = url.UserPassword(u.User.Username(), "[redacted]")
-				return strings.Replace(u.String(), "%5Bredacted%5D", "[redacted]", 1), 1
-			}
-		}
-	}
-	return v, 0
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it, like Python's
-// shlex.quote.
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%+=:,./-_", r)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'"'"'`) + "'"
 }

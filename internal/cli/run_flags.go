@@ -90,6 +90,11 @@ type runFlags struct {
 	disableTqdm       bool
 	fromIntended      bool
 
+	// simURL is demo's simulator, started after the flags were parsed;
+	// baseURL() prefers it. Not a flag: no flag value is written after
+	// parsing.
+	simURL string
+
 	// Steady state, as vLLM's Rust bench client spells its flags
 	// (docs/confidence.md#steady_state): noSteadyState leaves the
 	// figures out, steadyStateThreshold is the fraction of

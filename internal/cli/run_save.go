@@ -25,7 +25,7 @@ func (o *runOptions) prepareOutputDirs() error {
 	f := &o.f
 	var files []string
 	if f.saveResult || f.appendResult {
-		files = append(files, filepath.Join(f.resultDir, f.resultFilename+"x"))
+		files = append(files, filepath.Join(f.resultDir, o.resultFilename()+"x"))
 	}
 	if f.saveRecordsPath != "" {
 		files = append(files, f.saveRecordsPath)
@@ -130,8 +130,8 @@ func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.O
 // run is named after its users (vLLM's name would say "infqps" and
 // "concurrency16" of it).
 func (o *runOptions) resultName(p *record.Params) string {
-	if o.f.resultFilename != "" {
-		return o.f.resultFilename
+	if name := o.resultFilename(); name != "" {
+		return name
 	}
 	if u := o.resolved.Load.Users; u != nil {
 		return usersFilename(p, u.Users)

@@ -31,9 +31,13 @@ type workerFlags struct {
 	startAt      string
 
 	// Resolved by resolveWorker: info is nil for a single process; at is
-	// the parsed --start-at (zero without).
-	info *record.WorkerInfo
-	at   time.Time
+	// the parsed --start-at (zero without); idPrefix and resultFile are a
+	// worker's defaults for --request-id-prefix and --result-filename (the
+	// flags themselves are never written after parsing).
+	info       *record.WorkerInfo
+	at         time.Time
+	idPrefix   string
+	resultFile string
 }
 
 // bindWorkerFlags declares the distributed-run flags.
@@ -113,13 +117,18 @@ func (o *runOptions) resolveWorker(cmd *cobra.Command, env *Env) error {
 	if !w.at.IsZero() {
 		w.info.StartAt = w.at.UTC().Format(time.RFC3339Nano)
 	}
-	if o.f.requestIDPrefix == "" {
-		o.f.requestIDPrefix = "bench-" + strings.TrimPrefix(id, "run-") + "-"
-	}
-	if o.f.resultFilename == "" {
-		o.f.resultFilename = fmt.Sprintf("%s-worker-%d.json", id, w.index)
-	}
+	w.idPrefix = "bench-" + strings.TrimPrefix(id, "run-") + "-"
+	w.resultFile = fmt.Sprintf("%s-worker-%d.json", id, w.index)
 	return nil
+}
+
+// resultFilename is --result-filename, else a worker's own file name; ""
+// asks for vLLM's automatic name.
+func (o *runOptions) resultFilename() string {
+	if o.f.resultFilename != "" {
+		return o.f.resultFilename
+	}
+	return o.w.resultFile
 }
 
 // fromEnv fills the index and count not given as flags from the

@@ -36,14 +36,20 @@ func TestResolveWorker(t *testing.T) {
 	if err != nil || o.w.info == nil || o.w.info.Index != 2 || o.w.info.Count != 4 {
 		t.Fatalf("from the environment: %+v, %v", o.w.info, err)
 	}
-	if o.f.resultFilename != o.w.info.RunID+"-worker-2.json" || o.f.requestIDPrefix == "" {
-		t.Errorf("result file %q, request id prefix %q", o.f.resultFilename, o.f.requestIDPrefix)
+	if o.resultFilename() != o.w.info.RunID+"-worker-2.json" || o.requestIDPrefix() != o.w.idPrefix || o.w.idPrefix == "" {
+		t.Errorf("result file %q, request id prefix %q", o.resultFilename(), o.w.idPrefix)
+	}
+	if o.f.resultFilename != "" || o.f.requestIDPrefix != "" {
+		t.Errorf("resolveWorker wrote its flags: --result-filename %q --request-id-prefix %q", o.f.resultFilename, o.f.requestIDPrefix)
+	}
+	if given, _ := resolvedWorker(t, k8s, at, "--result-filename", "mine.json", "--request-id-prefix", "p-"); given.resultFilename() != "mine.json" || given.requestIDPrefix() != "p-" {
+		t.Errorf("flags given: result file %q, request id prefix %q", given.resultFilename(), given.requestIDPrefix())
 	}
 	other, err := resolvedWorker(t, k8s, at, "--worker-index", "0", "--result-dir", "b", "--save-detailed", "--disable-tqdm")
 	if err != nil || other.w.info.Index != 0 {
 		t.Fatalf("flag over environment: %+v, %v", other.w.info, err)
 	}
-	if other.w.info.RunID != o.w.info.RunID || other.w.info.ConfigHash != o.w.info.ConfigHash || other.f.requestIDPrefix != o.f.requestIDPrefix {
+	if other.w.info.RunID != o.w.info.RunID || other.w.info.ConfigHash != o.w.info.ConfigHash || other.w.idPrefix != o.w.idPrefix {
 		t.Errorf("output flags changed the run: %+v vs %+v", other.w.info, o.w.info)
 	}
 	for _, args := range [][]string{{at, "--num-prompts", "7"}, {at, "--seed", "1"}, {at, "--request-rate", "3"}} {

@@ -54,15 +54,15 @@ func (o *runOptions) checkClosedLoop(cmd *cobra.Command) (*load.Users, error) {
 }
 
 // userSet reports whether the user gave flag name (on the command line or
-// after "--"), as opposed to config.yaml or a default.
+// after "--"), as opposed to config.yaml or a default. Once the
+// configuration's layers are merged (resolveConfig) the merged set
+// answers; a command without a configuration (demo) asks pflag.
 func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
-	if cmd.Flags().Lookup(name) == nil || !cmd.Flags().Changed(name) {
-		return false
-	}
-	if src, ok := o.cfg.sources[name]; ok {
+	if o.cfg.sources != nil {
+		src := o.cfg.sources[name]
 		return src == srcFlag || src == srcDash
 	}
-	return true
+	return cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name)
 }
 
 // parseHeaders splits --header KEY=VALUE items at the first "=", trimming
@@ -183,18 +183,24 @@ func (o *runOptions) maxConcurrencyOrZero() int {
 	return 0
 }
 
-// baseURL is --base-url, or http://HOST:PORT.
+// baseURL is demo's simulator, else --base-url, else http://HOST:PORT.
 func (o *runOptions) baseURL() string {
+	if o.f.simURL != "" {
+		return strings.TrimRight(o.f.simURL, "/")
+	}
 	if o.f.baseURL != "" {
 		return strings.TrimRight(o.f.baseURL, "/")
 	}
 	return "http://" + net.JoinHostPort(o.f.host, strconv.Itoa(o.f.port))
 }
 
-// requestIDPrefix is --request-id-prefix, or vLLM's random
-// "bench-XXXXXXXX-".
+// requestIDPrefix is --request-id-prefix, else a worker's shared prefix
+// (resolveWorker), else vLLM's random "bench-XXXXXXXX-".
 func (o *runOptions) requestIDPrefix() string {
 	if p := o.f.requestIDPrefix; p != "" {
+		return p
+	}
+	if p := o.w.idPrefix; p != "" {
 		return p
 	}
 	var b [4]byte
