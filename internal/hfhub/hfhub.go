@@ -24,6 +24,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/llmbench/llmbench/internal/atomicfile"
 )
 
 // RepoType is the kind of hub repository.
@@ -561,7 +563,9 @@ func linkBlob(blob, snap string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(snap, data, 0o644)
+	// Whole or not at all: a run killed mid-copy must not leave a
+	// truncated tokenizer.json that the next, offline run would read.
+	return atomicfile.Write(snap, 0o644, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
 // writeRef records that revision rev (a branch or tag) is at commit.
@@ -573,7 +577,7 @@ func writeRef(root, rev, commit string) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return os.WriteFile(p, []byte(commit), 0o644)
+	return atomicfile.Write(p, 0o644, func(w io.Writer) error { _, err := io.WriteString(w, commit); return err })
 }
 
 // markAbsent records in the cache that the hub has no filename at the

@@ -356,3 +356,30 @@ func TestListAndSnapshot(t *testing.T) {
 		t.Error("offline List asked the hub")
 	}
 }
+
+// TestWriteRefReplacesSymlink: a ref file is replaced whole (atomicfile),
+// never written through a symlink planted at its path — os.WriteFile
+// followed it and overwrote the link's target.
+func TestWriteRefReplacesSymlink(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(target, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "refs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(root, "refs", "main")); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeRef(root, "main", "0123abcd"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the symlink's target was written: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "refs", "main")); string(b) != "0123abcd" {
+		t.Errorf("ref = %q, want the commit", b)
+	}
+}
