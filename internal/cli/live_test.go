@@ -67,7 +67,8 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "r.records.jsonl")
-			rec := &recordsOut{path: path}
+			rec := &recordsOut{}
+			rec.Path = path
 			live := &liveMetrics{exp: promexport.New(promexport.Config{}), done: make(chan struct{})}
 			live.phase.Store(promexport.PhaseMain)
 			var bar syncBuf
@@ -97,7 +98,7 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 				if n := closingNotSent(t, path); n != out.NotSent || n != 4 {
 					t.Errorf("closing line: not_sent %d, outcome %d; want 4", n, out.NotSent)
 				}
-			} else if rec.s != nil {
+			} else if rec.Open() {
 				t.Error("the records file of a step stopped early is still open")
 			}
 			params, recs, _, err := record.ReadFile(path)

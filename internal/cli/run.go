@@ -120,6 +120,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
+	defer rec.close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
 	defer o.srv.stop()
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
@@ -161,7 +162,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
 		return err
 	}
-	if err := rec.failed(); err != nil {
+	if err := rec.Failed(); err != nil {
 		return err
 	}
 	return o.exitPolicy(ctx, env, plan, outcome, sum.Metrics)

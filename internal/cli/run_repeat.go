@@ -116,6 +116,7 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 	if err != nil {
 		return nil, err
 	}
+	defer rec.close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
 	o.srv.stop()
@@ -146,7 +147,7 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 	if err := o.saveRun(ui, r, k, rec); err != nil {
 		return nil, err
 	}
-	if err := rec.failed(); err != nil {
+	if err := rec.Failed(); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -165,11 +166,11 @@ func (o *runOptions) openRunRecords(plan *bench.Plan, k int, date *string) (*rec
 	}
 	plan.Params.Date = *date
 	switch {
-	case o.f.saveRecordsPath != "" || rec.temp:
-		rec.path = runFile(rec.path, k)
-	case rec.path != "":
+	case o.f.saveRecordsPath != "" || rec.Temp:
+		rec.Path = runFile(rec.Path, k)
+	case rec.Path != "":
 		name := runFile(o.resultName(&plan.Params), k)
-		rec.path = filepath.Join(o.f.resultDir, strings.TrimSuffix(name, filepath.Ext(name))+".records.jsonl")
+		rec.Path = filepath.Join(o.f.resultDir, strings.TrimSuffix(name, filepath.Ext(name))+".records.jsonl")
 	}
 	return rec, nil
 }
@@ -188,8 +189,8 @@ func runFile(name string, k int) string {
 // saveRun saves run k's own result (-runK) when a result is saved.
 func (o *runOptions) saveRun(ui *console, r *oneRun, k int, rec *recordsOut) error {
 	f := &o.f
-	if rec.path != "" && !rec.temp && rec.err == nil {
-		fmt.Fprintf(ui.errw, "  records saved to %s\n", rec.path)
+	if rec.Path != "" && !rec.Temp && rec.Err() == nil {
+		fmt.Fprintf(ui.errw, "  records saved to %s\n", rec.Path)
 	}
 	if !f.saveResult && !f.appendResult {
 		return nil
@@ -207,7 +208,7 @@ func (o *runOptions) saveRun(ui *console, r *oneRun, k int, rec *recordsOut) err
 		return fmt.Errorf("saving run %d's result: %w", k, err)
 	}
 	r.saved = path
-	rec.removeTemp()
+	rec.RemoveTemp()
 	return nil
 }
 

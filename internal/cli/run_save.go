@@ -77,11 +77,11 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 // the run went on (recordsOut).
 func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut, steady steadyStateOut) error {
 	f := &o.f
-	if rec.path != "" && !rec.temp && rec.err == nil {
+	if rec.Path != "" && !rec.Temp && rec.Err() == nil {
 		if f.saveRecordsPath != "" {
-			fmt.Fprintf(out, "Records saved to %s\n", rec.path)
+			fmt.Fprintf(out, "Records saved to %s\n", rec.Path)
 		} else {
-			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.path, rec.path)
+			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.Path, rec.Path)
 		}
 	}
 	if !f.saveResult && !f.appendResult {
@@ -98,13 +98,13 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	}
 	path, err := report.SaveResult(f.resultDir, o.resultName(p), f.appendResult, obj)
 	if err != nil {
-		if rec.temp && rec.err == nil {
-			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.path, rec.path)
+		if rec.Temp && rec.Err() == nil {
+			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.Path, rec.Path)
 		}
 		return fmt.Errorf("saving result: %w", err)
 	}
 	fmt.Fprintf(out, "Result saved to %s\n", path)
-	rec.removeTemp()
+	rec.RemoveTemp()
 	return nil
 }
 

@@ -235,10 +235,10 @@ func (sr *serverRun) addExtras(extra map[string]any) {
 // toRecords adds the Result to the records file's closing line, so that
 // llmbench report draws the server's samples from the records alone.
 func (sr *serverRun) toRecords(rec *recordsOut) {
-	if sr == nil || sr.res == nil || rec == nil || rec.s == nil {
+	if sr == nil || sr.res == nil || rec == nil || !rec.Open() {
 		return
 	}
-	if err := rec.s.SetEndExtra("server_metrics", sr.res); err != nil {
+	if err := rec.SetEndExtra("server_metrics", sr.res); err != nil {
 		fmt.Fprintln(sr.errw, "Warning:", err)
 	}
 }

@@ -167,6 +167,7 @@ func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
 	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(d.ui.errw), d.o.live.sink(), bar},
 		InFlight: d.o.live.counter(), BeforeStart: sr.beforeStart(ctx)})
 	sr.stop()
+	defer rec.close(nil) // every path ends the file; a closed one stays as it is
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
 		// The first requests all failed alike: past the first step, the
 		// server that answered before has stopped.
@@ -181,6 +182,7 @@ func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	if outcome.Interrupted {
+		rec.closeInterrupted(p, outcome)
 		d.stopped = what + " was interrupted; it is left out"
 		return false
 	}

@@ -96,9 +96,10 @@ func (d *sweepDriver) lateNote(o *bench.Outcome) string {
 // mode always keeps them (a merge needs them); a single process with
 // --save-detailed too.
 func (d *sweepDriver) stepRecords(name string) *recordsOut {
-	rec := &recordsOut{worker: d.o.w.headerInfo}
+	rec := &recordsOut{}
+	rec.Worker = d.o.w.headerInfo
 	if d.o.w.info != nil || d.o.f.saveDetailed {
-		rec.path = filepath.Join(d.dir, strings.TrimSuffix(name, ".json")+".records.jsonl")
+		rec.Path = filepath.Join(d.dir, strings.TrimSuffix(name, ".json")+".records.jsonl")
 	}
 	return rec
 }
