@@ -110,8 +110,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if o.live, err = startLive(ctx, o.m, plan, ui.out); err != nil {
 		return err
 	}
-	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
-	o.live.startPhase("main", plan)
+	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
+	o.live.StartPhase("main", plan)
 	o.printBanner(ui.out)
 	if o.f.repeat.repeated() {
 		return o.runRepeated(ctx, env, plan, ui) // --runs: run_repeat.go
@@ -212,9 +212,9 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 	}
 	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
 	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
-		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.sink(), bar},
+		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
-		InFlight:    o.live.counter(),
+		InFlight:    o.live.Counter(),
 		BeforeStart: o.srv.beforeStart(ctx),
 	})
 	if errors.Is(err, bench.ErrInterruptedEarly) {

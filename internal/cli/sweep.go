@@ -270,7 +270,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if o.live, err = startLive(ctx, o.m, base, ui.out); err != nil {
 		return err
 	}
-	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
+	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
 	d := &sweepDriver{o: o, ui: ui, base: base, kind: kind, sla: sla, think: think,
 		date: time.Now().Format(bench.DateLayout), total: len(loads) * o.f.repeat.planned()}
 	if err := d.prepareDir(); err != nil {

@@ -156,7 +156,7 @@ func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
 	}
 	fmt.Fprintf(d.ui.errw, "%s ...\n", what)
 	runs := d.o.f.repeat.planned()
-	d.o.live.startPhase(stepPhase(d.kind, l, run, runs), p)
+	d.o.live.StartPhase(stepPhase(d.kind, l, run, runs), p)
 	rec := d.stepRecords(stepName(d.kind, l, run, runs))
 	total := len(p.Requests)
 	if p.Load.Duration > 0 {
@@ -164,8 +164,8 @@ func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
 	}
 	bar := newProgress(d.ui.tty, d.ui.errw, total, d.o.f.disableTqdm)
 	sr := d.o.startServer(ctx, d.ui.errw)
-	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(d.ui.errw), d.o.live.sink(), bar},
-		InFlight: d.o.live.counter(), BeforeStart: sr.beforeStart(ctx)})
+	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(d.ui.errw), d.o.live.Sink(), bar},
+		InFlight: d.o.live.Counter(), BeforeStart: sr.beforeStart(ctx)})
 	sr.stop()
 	defer rec.close(nil) // every path ends the file; a closed one stays as it is
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
