@@ -122,12 +122,12 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	}
 	defer rec.close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
-	defer o.srv.stop()
+	defer o.srv.Stop()
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
 	if err != nil {
 		return err
 	}
-	o.srv.stop()
+	o.srv.Stop()
 	sum, err := bench.Summarize(plan, outcome)
 	if err != nil {
 		return &UsageError{Err: err}
@@ -138,8 +138,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		sent := len(outcome.Records)
 		sum.Params.NumPrompts = &sent
 	}
-	o.srv.crossCheck(outcome, sum.Metrics)
-	o.srv.toRecords(rec)
+	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(o.srv, rec)
 	rec.close(&sum.Params)
 	steady, err := o.steadyState(plan, outcome, sum)
 	if err != nil {
@@ -155,7 +155,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if o.f.users > 0 {
 		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
-	o.srv.addExtras(extra)
+	addServerExtras(o.srv, extra)
 	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec, steady); err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
 		InFlight:    o.live.Counter(),
-		BeforeStart: o.srv.beforeStart(ctx),
+		BeforeStart: o.srv.BeforeStart(ctx),
 	})
 	if errors.Is(err, bench.ErrInterruptedEarly) {
 		return nil, &ExitError{Code: 130, Msg: err.Error()}

@@ -109,11 +109,11 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if err := report.WriteRunReport(out, sum, &s.Params, opt); err != nil {
 		return err
 	}
-	if err := o.srv.writeSection(out); err != nil {
+	if err := writeServerSection(out, o.srv); err != nil {
 		return err
 	}
 	writeSelfCheck(out, outcome)
-	o.srv.writeCheck(out)
+	o.srv.WriteCheck(out)
 	if plan.Tokenizer == nil && !o.resolved.Tokenizer.Skip {
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}

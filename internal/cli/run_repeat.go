@@ -119,7 +119,7 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 	defer rec.close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
-	o.srv.stop()
+	o.srv.Stop()
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +131,8 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 		sent := len(outcome.Records)
 		sum.Params.NumPrompts = &sent
 	}
-	o.srv.crossCheck(outcome, sum.Metrics)
-	o.srv.toRecords(rec)
+	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(o.srv, rec)
 	rec.close(&sum.Params)
 	steady, err := o.steadyState(plan, outcome, sum)
 	if err != nil {
@@ -143,7 +143,7 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 	if o.f.users > 0 {
 		r.extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
-	o.srv.addExtras(r.extra)
+	addServerExtras(o.srv, r.extra)
 	if err := o.saveRun(ui, r, k, rec); err != nil {
 		return nil, err
 	}

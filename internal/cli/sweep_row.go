@@ -34,8 +34,8 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	if err != nil {
 		return capacity.Row{}, err
 	}
-	si.server.crossCheck(outcome, sum.Metrics)
-	si.server.toRecords(si.rec)
+	si.server.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(si.server, si.rec)
 	si.rec.close(&sum.Params)
 	// A closed-loop step's steady_state, as run computes it: its
 	// throughputs are the row's (SteadyThroughput below).
@@ -48,7 +48,7 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	if err != nil {
 		return capacity.Row{}, err
 	}
-	si.server.setResult(obj)
+	setServerResult(si.server, obj)
 	if w := d.o.w.info; w != nil {
 		obj.Set("llmbench_worker", map[string]any{"run_id": w.RunID, "config_hash": w.ConfigHash,
 			"index": w.Index, "count": w.Count, "step_start_at": p.StartAt.UTC().Format(time.RFC3339Nano),
@@ -72,7 +72,7 @@ func (d *sweepDriver) rowOf(p *bench.Plan, outcome *bench.Outcome, si stepInfo) 
 	if d.kind != capacity.RequestRate {
 		row.SteadyThroughput(steady.value)
 	}
-	row.Server = si.server.summary()
+	row.Server = si.server.Summary()
 	if si.run == 1 {
 		d.pending = d.pending[:0]
 	}

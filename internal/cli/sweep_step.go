@@ -165,8 +165,8 @@ func (d *sweepDriver) runStep(ctx context.Context, l float64, run int) bool {
 	bar := newProgress(d.ui.tty, d.ui.errw, total, d.o.f.disableTqdm)
 	sr := d.o.startServer(ctx, d.ui.errw)
 	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(d.ui.errw), d.o.live.Sink(), bar},
-		InFlight: d.o.live.Counter(), BeforeStart: sr.beforeStart(ctx)})
-	sr.stop()
+		InFlight: d.o.live.Counter(), BeforeStart: sr.BeforeStart(ctx)})
+	sr.Stop()
 	defer rec.close(nil) // every path ends the file; a closed one stays as it is
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
 		// The first requests all failed alike: past the first step, the
