@@ -243,7 +243,7 @@ func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan,
 		// A run too small for the early stop (abortAfter) gets the same
 		// hint when its requests all failed alike.
 		hint := ""
-		if e := allFailedAlike(outcome); e != nil {
+		if e := outcome.AllFailedAlike(); e != nil {
 			hint = o.endpointHint(ctx, env, plan, e)
 		}
 		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)%s", sum.Failed, n, firstError(outcome), hint)}

@@ -201,7 +201,7 @@ func (o *runOptions) saveRun(ui *console, r *oneRun, k int, rec *recordsOut) err
 		return err
 	}
 	for _, key := range slices.Sorted(maps.Keys(r.extra)) {
-		setExtra(obj, key, r.extra[key])
+		report.SetExtra(obj, key, r.extra[key])
 	}
 	path, err := report.SaveResult(f.resultDir, runFile(o.resultName(&r.sum.Params), k), false, obj)
 	if err != nil {
@@ -278,7 +278,7 @@ func setRunsExtras(obj *report.Object, figs []map[string]float64, conv *stats.Co
 	x := map[string]any{}
 	setRunsExtrasMap(x, figs, conv)
 	for _, key := range slices.Sorted(maps.Keys(x)) {
-		setExtra(obj, key, x[key])
+		report.SetExtra(obj, key, x[key])
 	}
 }
 

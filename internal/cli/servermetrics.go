@@ -96,7 +96,7 @@ func writeServerSection(w io.Writer, sr *serverRun) error {
 }
 
 // serverMetricsKey is where the Result goes in the result file: the
-// llmbench object's server_metrics (see setExtra).
+// llmbench object's server_metrics (see report.SetExtra).
 const serverMetricsKey = report.ExtrasKey + "/server_metrics"
 
 // addServerExtras puts the Result in the result's extras and the
@@ -142,6 +142,6 @@ func (o *runOptions) sharedPrefixes() bool {
 // setServerResult puts the Result in a sweep step's result object.
 func setServerResult(sr *serverRun, obj *report.Object) {
 	if res := sr.Result(); res != nil {
-		setExtra(obj, serverMetricsKey, res)
+		report.SetExtra(obj, serverMetricsKey, res)
 	}
 }
