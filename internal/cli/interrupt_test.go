@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -66,7 +68,7 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 	wg.Go(func() {
 		code = Main(ctx, "test", []string{"sweep", "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2",
 			"--concurrency", "1,2,3,4,5,6,7,8", "--prompts-per-step", "8", "--step-warmup", "0", "--random-input-len", "8",
-			"--random-output-len", "40", "--result-dir", dir}, strings.NewReader(""), &out, &errb)
+			"--random-output-len", "40", "--save-detailed", "--result-dir", dir}, strings.NewReader(""), &out, &errb)
 	})
 	for !strings.Contains(errb.String(), "step 3 of 8") {
 		time.Sleep(10 * time.Millisecond)
@@ -82,5 +84,16 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "interrupted; it is left out") && !strings.Contains(out.String(), "stopped early") {
 		t.Errorf("the output does not say the sweep stopped early:\n%s", out.String())
+	}
+	// The interrupted step's records end as an interrupted run's do: with
+	// the closing line (docs/records.md, "Closing line").
+	paths, err := filepath.Glob(filepath.Join(dir, "*", "concurrency-3.records.jsonl"))
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("step 3's records: %v %v", paths, err)
+	}
+	params, _, _, err := record.ReadFile(paths[0])
+	if err != nil || params.Unfinished || !params.Interrupted {
+		t.Errorf("step 3's records: unfinished %v, interrupted %v (%v); want a closing line saying interrupted",
+			params.Unfinished, params.Interrupted, err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/promexport"
+	"github.com/llmbench/llmbench/internal/promexport/promsink"
 	"github.com/llmbench/llmbench/internal/record"
 )
 
@@ -67,14 +68,14 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "r.records.jsonl")
-			rec := &recordsOut{path: path}
-			live := &liveMetrics{exp: promexport.New(promexport.Config{}), done: make(chan struct{})}
-			live.phase.Store(promexport.PhaseMain)
+			rec := &recordsOut{}
+			rec.Path = path
+			live := promsink.From(promexport.New(promexport.Config{}))
 			var bar syncBuf
 			p := &progress{w: &bar, total: len(reqs), now: time.Now}
 			var errw strings.Builder
 			out, err := bench.Execute(t.Context(), &tt.plan, bench.Hooks{
-				Sink: bench.Sinks{rec.sink(&errw), live.sink(), p}, InFlight: live.counter()})
+				Sink: bench.Sinks{rec.sink(&errw), live.Sink(), p}, InFlight: live.Counter()})
 			if (err == nil) != tt.outcome {
 				t.Fatalf("Execute: %v", err)
 			}
@@ -88,7 +89,7 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 				t.Error("the progress ticker still runs")
 			}
 			// Live metrics: the self-check's verdict, from the outcome only.
-			if got := hasSeries(t, live.exp, "llmbench_client_verdict"); got != tt.outcome {
+			if got := hasSeries(t, live.Exporter(), "llmbench_client_verdict"); got != tt.outcome {
 				t.Errorf("live metrics: self-check verdict published %v, want %v", got, tt.outcome)
 			}
 			// The records file.
@@ -97,7 +98,7 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 				if n := closingNotSent(t, path); n != out.NotSent || n != 4 {
 					t.Errorf("closing line: not_sent %d, outcome %d; want 4", n, out.NotSent)
 				}
-			} else if rec.s != nil {
+			} else if rec.Open() {
 				t.Error("the records file of a step stopped early is still open")
 			}
 			params, recs, _, err := record.ReadFile(path)

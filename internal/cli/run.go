@@ -110,8 +110,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if o.live, err = startLive(ctx, o.m, plan, ui.out); err != nil {
 		return err
 	}
-	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
-	o.live.startPhase("main", plan)
+	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
+	o.live.StartPhase("main", plan)
 	o.printBanner(ui.out)
 	if o.f.repeat.repeated() {
 		return o.runRepeated(ctx, env, plan, ui) // --runs: run_repeat.go
@@ -120,13 +120,14 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err != nil {
 		return err
 	}
+	defer rec.close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
-	defer o.srv.stop()
+	defer o.srv.Stop()
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
 	if err != nil {
 		return err
 	}
-	o.srv.stop()
+	o.srv.Stop()
 	sum, err := bench.Summarize(plan, outcome)
 	if err != nil {
 		return &UsageError{Err: err}
@@ -137,8 +138,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		sent := len(outcome.Records)
 		sum.Params.NumPrompts = &sent
 	}
-	o.srv.crossCheck(outcome, sum.Metrics)
-	o.srv.toRecords(rec)
+	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(o.srv, rec)
 	rec.close(&sum.Params)
 	steady, err := o.steadyState(plan, outcome, sum)
 	if err != nil {
@@ -154,14 +155,14 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if o.f.users > 0 {
 		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
-	o.srv.addExtras(extra)
+	addServerExtras(o.srv, extra)
 	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec, steady); err != nil {
 		return err
 	}
 	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
 		return err
 	}
-	if err := rec.failed(); err != nil {
+	if err := rec.Failed(); err != nil {
 		return err
 	}
 	return o.exitPolicy(ctx, env, plan, outcome, sum.Metrics)
@@ -211,10 +212,10 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 	}
 	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
 	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
-		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.sink(), bar},
+		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
-		InFlight:    o.live.counter(),
-		BeforeStart: o.srv.beforeStart(ctx),
+		InFlight:    o.live.Counter(),
+		BeforeStart: o.srv.BeforeStart(ctx),
 	})
 	if errors.Is(err, bench.ErrInterruptedEarly) {
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
@@ -242,7 +243,7 @@ func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan,
 		// A run too small for the early stop (abortAfter) gets the same
 		// hint when its requests all failed alike.
 		hint := ""
-		if e := allFailedAlike(outcome); e != nil {
+		if e := outcome.AllFailedAlike(); e != nil {
 			hint = o.endpointHint(ctx, env, plan, e)
 		}
 		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)%s", sum.Failed, n, outcome.FirstError(), hint)}

@@ -16,9 +16,6 @@ import (
 // hintTimeout bounds the /v1/models question of a hint.
 const hintTimeout = 5 * time.Second
 
-// redactURL drops a password from a URL for messages.
-func redactURL(s string) string { return redact.URL(s) }
-
 // endpointHint says what to check when the first requests all failed
 // alike (bench.EndpointError, or every request of a small run). A 404 is
 // a wrong --model as often as a wrong path (vLLM answers "The model `x`

@@ -11,9 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
 )
@@ -53,79 +51,6 @@ func TestRunRedactsEchoedAnswers(t *testing.T) {
 			t.Errorf("%s: the answer is not kept with the secrets masked:\n%.600s", name, b)
 		}
 	}
-}
-
-// TestRecordsFileReplacesWhatIsThere: an existing records path is
-// replaced with mode 0600 (not written into with its old mode), and a
-// symlink at the path is replaced while its target stays as it was.
-func TestRecordsFileReplacesWhatIsThere(t *testing.T) {
-	t.Parallel()
-	const old = "old content\n"
-	tests := []struct {
-		name  string
-		setup func(t *testing.T, path string) (target string)
-	}{
-		{"a file readable by all", func(t *testing.T, path string) string {
-			if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return ""
-		}},
-		{"a symlink", func(t *testing.T, path string) string {
-			target := filepath.Join(filepath.Dir(path), "target.txt")
-			if err := os.WriteFile(target, []byte(old), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(target, path); err != nil {
-				t.Fatal(err)
-			}
-			return target
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			path := filepath.Join(t.TempDir(), "r.records.jsonl")
-			target := tt.setup(t, path)
-			rec := &recordsOut{path: path}
-			writeRecords(t, rec, 2)
-			if rec.err != nil {
-				t.Fatal(rec.err)
-			}
-			st, err := os.Lstat(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !st.Mode().IsRegular() || st.Mode().Perm() != record.FileMode {
-				t.Errorf("%s is %v, want a regular file with mode %v", path, st.Mode(), os.FileMode(record.FileMode))
-			}
-			if _, recs, _, err := record.ReadFile(path); err != nil || len(recs) != 2 {
-				t.Errorf("read back %d records, %v", len(recs), err)
-			}
-			if target != "" {
-				if b, err := os.ReadFile(target); err != nil || string(b) != old {
-					t.Errorf("the symlink's target now holds %q (%v), want it untouched", b, err)
-				}
-			}
-			leftovers(t, filepath.Dir(path), 1+min(len(target), 1))
-		})
-	}
-}
-
-// writeRecords runs a records file through a step's sink calls (begin,
-// n records, end) and close, as a run does.
-func writeRecords(t *testing.T, rec *recordsOut, n int) {
-	t.Helper()
-	s := rec.sink(io.Discard)
-	if err := s.Begin(time.Now(), record.Header{Params: record.Params{NumPrompts: &n}, Start: &record.Anchor{UnixNano: 1}}); err != nil {
-		rec.err = err
-		return
-	}
-	for i := range n {
-		s.Record(&record.Record{Index: i, Success: true, ITL: []float64{0.1}, Latency: 0.2, TTFT: 0.1})
-	}
-	s.End(&bench.Outcome{})
-	rec.close(&record.Params{DurationS: 1, NumPrompts: &n})
 }
 
 // leftovers fails when dir holds other than n entries (a temporary file

@@ -8,7 +8,6 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -73,14 +72,14 @@ func (o *runOptions) closedLoopWords() string {
 // render prints the warnings, the failures, vLLM's table and our sections.
 func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary, steady *metrics.SteadyState) error {
 	sum, out := s.Metrics, ui.out
-	failures, canceled := failuresView(sum, outcome)
+	failures, canceled := bench.FailuresView(sum, outcome)
 	if err := report.WriteWarnings(ui.errw, failures); err != nil {
 		return err
 	}
 	if canceled > 0 {
 		fmt.Fprintf(out, "Interrupted: %d requests in flight were canceled after the %v grace period; they count as failed (class canceled).\n", canceled, bench.DefaultGrace)
 	}
-	if n := canceledCount(outcome); !outcome.Interrupted && plan.Load.Duration > 0 && n > 0 {
+	if n := outcome.Canceled(); !outcome.Interrupted && plan.Load.Duration > 0 && n > 0 {
 		fmt.Fprintf(ui.errw, "Note: %d requests still in flight %v after --duration ended were canceled; they count as failed (class canceled).\n", n, bench.DefaultGrace)
 	}
 	opt := report.RunReportOptions{Title: report.StreamSpecifics, FromIntended: o.f.fromIntended, Failures: failures}
@@ -109,75 +108,25 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if err := report.WriteRunReport(out, sum, &s.Params, opt); err != nil {
 		return err
 	}
-	if err := o.srv.writeSection(out); err != nil {
+	if err := writeServerSection(out, o.srv); err != nil {
 		return err
 	}
 	writeSelfCheck(out, outcome)
-	o.srv.writeCheck(out)
+	o.srv.WriteCheck(out)
 	if plan.Tokenizer == nil && !o.resolved.Tokenizer.Skip {
 		fmt.Fprintln(out, "Note: no tokenizer: prompt lengths are approximate (word-based); output counts come from the server's usage frames (fallback-1 where there were none).")
 	}
 	return nil
 }
 
-// failuresView is the summary the failure lines and warnings are printed
-// from: after an interrupt, the requests the interrupt itself canceled are
-// counted apart (a "misconfiguration" warning and ten canceled lines would
-// blame the wrong thing). The table is always printed from the summary.
-func failuresView(sum *metrics.Summary, outcome *bench.Outcome) (*metrics.Summary, int) {
-	if !outcome.Interrupted {
-		return sum, 0
-	}
-	v := *sum
-	v.FailedErrors, v.Warnings = nil, nil
-	canceled := 0
+// firstError is the first failed record's error text.
+func firstError(outcome *bench.Outcome) string {
 	for i := range outcome.Records {
-		r := &outcome.Records[i]
-		switch {
-		case r.Success:
-		case r.ErrorClass == record.ErrCanceled:
-			canceled++
-		case len(v.FailedErrors) < 10:
-			v.FailedErrors = append(v.FailedErrors, r.Error)
+		if r := &outcome.Records[i]; !r.Success {
+			return oneLine(r.Error)
 		}
 	}
-	v.Failed -= canceled
-	for _, w := range sum.Warnings {
-		if w != metrics.AllFailedWarning || v.Failed > 0 {
-			v.Warnings = append(v.Warnings, w)
-		}
-	}
-	return &v, canceled
-}
-
-// allFailedAlike is the failure every record shares (class and HTTP
-// status), as bench.EndpointError; nil when they differ or one succeeded.
-func allFailedAlike(outcome *bench.Outcome) *bench.EndpointError {
-	var e *bench.EndpointError
-	for i := range outcome.Records {
-		r := &outcome.Records[i]
-		switch {
-		case r.Success:
-			return nil
-		case e == nil:
-			e = &bench.EndpointError{Class: r.ErrorClass, Status: r.HTTPStatus, First: r.Error}
-		case e.Class != r.ErrorClass || e.Status != r.HTTPStatus:
-			return nil
-		}
-		e.N++
-	}
-	return e
-}
-
-// canceledCount counts the records that failed as canceled.
-func canceledCount(outcome *bench.Outcome) int {
-	n := 0
-	for i := range outcome.Records {
-		if outcome.Records[i].ErrorClass == record.ErrCanceled {
-			n++
-		}
-	}
-	return n
+	return "none"
 }
 
 // meanMs is the mean of a reported metric in ms, NaN when not reported.

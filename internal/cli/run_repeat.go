@@ -117,9 +117,10 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 	if err != nil {
 		return nil, err
 	}
+	defer rec.close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
 	outcome, err := o.execute(ctx, env, plan, ui, rec)
-	o.srv.stop()
+	o.srv.Stop()
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +132,8 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 		sent := len(outcome.Records)
 		sum.Params.NumPrompts = &sent
 	}
-	o.srv.crossCheck(outcome, sum.Metrics)
-	o.srv.toRecords(rec)
+	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(o.srv, rec)
 	rec.close(&sum.Params)
 	steady, err := o.steadyState(plan, outcome, sum)
 	if err != nil {
@@ -143,11 +144,11 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 	if o.f.users > 0 {
 		r.extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
-	o.srv.addExtras(r.extra)
+	addServerExtras(o.srv, r.extra)
 	if err := o.saveRun(ui, r, k, rec); err != nil {
 		return nil, err
 	}
-	if err := rec.failed(); err != nil {
+	if err := rec.Failed(); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -166,11 +167,11 @@ func (o *runOptions) openRunRecords(plan *bench.Plan, k int, date *string) (*rec
 	}
 	plan.Params.Date = *date
 	switch {
-	case o.f.saveRecordsPath != "" || rec.temp:
-		rec.path = runFile(rec.path, k)
-	case rec.path != "":
+	case o.f.saveRecordsPath != "" || rec.Temp:
+		rec.Path = runFile(rec.Path, k)
+	case rec.Path != "":
 		name := runFile(o.resultName(&plan.Params), k)
-		rec.path = filepath.Join(o.f.resultDir, strings.TrimSuffix(name, filepath.Ext(name))+".records.jsonl")
+		rec.Path = filepath.Join(o.f.resultDir, strings.TrimSuffix(name, filepath.Ext(name))+".records.jsonl")
 	}
 	return rec, nil
 }
@@ -189,8 +190,8 @@ func runFile(name string, k int) string {
 // saveRun saves run k's own result (-runK) when a result is saved.
 func (o *runOptions) saveRun(ui *console, r *oneRun, k int, rec *recordsOut) error {
 	f := &o.f
-	if rec.path != "" && !rec.temp && rec.err == nil {
-		fmt.Fprintf(ui.errw, "  records saved to %s\n", rec.path)
+	if rec.Path != "" && !rec.Temp && rec.Err() == nil {
+		fmt.Fprintf(ui.errw, "  records saved to %s\n", rec.Path)
 	}
 	if !f.saveResult && !f.appendResult {
 		return nil
@@ -201,14 +202,14 @@ func (o *runOptions) saveRun(ui *console, r *oneRun, k int, rec *recordsOut) err
 		return err
 	}
 	for _, key := range slices.Sorted(maps.Keys(r.extra)) {
-		setExtra(obj, key, r.extra[key])
+		report.SetExtra(obj, key, r.extra[key])
 	}
 	path, err := report.SaveResult(f.resultDir, runFile(o.resultName(&r.sum.Params), k), false, obj)
 	if err != nil {
 		return fmt.Errorf("saving run %d's result: %w", k, err)
 	}
 	r.saved = path
-	rec.removeTemp()
+	rec.RemoveTemp()
 	return nil
 }
 

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
@@ -77,11 +74,11 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 // the run went on (recordsOut).
 func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut, steady steadyStateOut) error {
 	f := &o.f
-	if rec.path != "" && !rec.temp && rec.err == nil {
+	if rec.Path != "" && !rec.Temp && rec.Err() == nil {
 		if f.saveRecordsPath != "" {
-			fmt.Fprintf(out, "Records saved to %s\n", rec.path)
+			fmt.Fprintf(out, "Records saved to %s\n", rec.Path)
 		} else {
-			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.path, rec.path)
+			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.Path, rec.Path)
 		}
 	}
 	if !f.saveResult && !f.appendResult {
@@ -92,19 +89,16 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 	if err != nil {
 		return err
 	}
-	// Sorted: the saved file must not depend on map iteration order.
-	for _, k := range slices.Sorted(maps.Keys(extra)) {
-		setExtra(obj, k, extra[k])
-	}
+	report.SetExtras(obj, extra)
 	path, err := report.SaveResult(f.resultDir, o.resultName(p), f.appendResult, obj)
 	if err != nil {
-		if rec.temp && rec.err == nil {
-			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.path, rec.path)
+		if rec.Temp && rec.Err() == nil {
+			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.Path, rec.Path)
 		}
 		return fmt.Errorf("saving result: %w", err)
 	}
 	fmt.Fprintf(out, "Result saved to %s\n", path)
-	rec.removeTemp()
+	rec.RemoveTemp()
 	return nil
 }
 
@@ -127,31 +121,15 @@ func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.O
 }
 
 // resultName is --result-filename, or vLLM's name for the run; a --users
-// run is named after its users (vLLM's name would say "infqps" and
-// "concurrency16" of it).
+// run is named after its users (report.UsersFilename).
 func (o *runOptions) resultName(p *record.Params) string {
 	if name := o.resultFilename(); name != "" {
 		return name
 	}
 	if u := o.resolved.Load.Users; u != nil {
-		return usersFilename(p, u.Users)
+		return report.UsersFilename(p, u.Users)
 	}
 	return report.ResultFilename(p)
-}
-
-// usersFilename is a closed-loop run's result file name in vLLM's shape:
-// {label}-users{N}-{model}-{date}.json, label being --label or the
-// backend and model the part of the model id after its last "/".
-func usersFilename(p *record.Params, users int) string {
-	base := p.ModelID
-	if i := strings.LastIndexByte(base, '/'); i >= 0 {
-		base = base[i+1:]
-	}
-	label := p.Backend
-	if p.Label != nil && *p.Label != "" {
-		label = *p.Label
-	}
-	return fmt.Sprintf("%s-users%d-%s-%s.json", label, users, base, p.Date)
 }
 
 // closedLoopObject is the result's llmbench.closed_loop object of a

@@ -12,7 +12,7 @@ import (
 )
 
 // selfCheckKey is where the self-check goes in the result: the llmbench
-// object's self_check (see setExtra).
+// object's self_check (see report.SetExtra).
 const selfCheckKey = report.ExtrasKey + "/self_check"
 
 // writeSelfCheck prints the self-check's line at the end of the table:
@@ -51,12 +51,6 @@ func selfCheckObject(o *bench.Outcome) *report.Object {
 	}
 	x.Set("preconnected", o.Preconnected)
 	return x
-}
-
-// setExtra sets key in the result object; "parent/child" sets child
-// inside the existing object parent (the llmbench object), else at the top.
-func setExtra(obj *report.Object, key string, v any) {
-	report.SetExtra(obj, key, v)
 }
 
 // requireValid is --require-valid's exit policy: exit 1 unless the

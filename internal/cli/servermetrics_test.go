@@ -221,29 +221,3 @@ func TestServerMetricsFlagErrors(t *testing.T) {
 		})
 	}
 }
-
-// TestInFlightAt: the client's count at the server's sample instants,
-// shifted onto the records' clock; failures count nothing.
-func TestInFlightAt(t *testing.T) {
-	t.Parallel()
-	recs := []record.Record{
-		{Success: true, StartTime: 0, Latency: 2},
-		{Success: true, StartTime: 1, Latency: 2},
-		{Success: false, StartTime: 0, Latency: 0},
-	}
-	tests := []struct {
-		at     []float64
-		offset float64
-		want   float64
-	}{
-		{nil, 0, 0},
-		{[]float64{0.5, 1.5, 2.5, 3.5}, 0, (1 + 2 + 1 + 0) / 4.0},
-		// The window started 0.5 s before the records' clock.
-		{[]float64{0, 1, 2}, -0.5, (0 + 1 + 2) / 3.0},
-	}
-	for _, tt := range tests {
-		if got := inFlightAt(recs, tt.at, tt.offset); got != tt.want {
-			t.Errorf("inFlightAt(%v, %v) = %v, want %v", tt.at, tt.offset, got, tt.want)
-		}
-	}
-}

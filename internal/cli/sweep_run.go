@@ -51,7 +51,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if o.live, err = startLive(ctx, o.m, base, ui.out); err != nil {
 		return err
 	}
-	defer o.live.finish(context.WithoutCancel(ctx), ui.errw)
+	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
 	cfg, err := o.sweepConfig(kind, loads, sla, think, base)
 	if err != nil {
 		return err
@@ -120,17 +120,24 @@ type sweepSteps struct {
 
 func (s *sweepSteps) RunStep(ctx context.Context, p *bench.Plan, phase, records string) (*bench.Outcome, sweep.Step, error) {
 	o, ui := s.o, s.ui
-	o.live.startPhase(phase, p)
-	rec := &recordsOut{worker: o.w.headerInfo, path: records}
+	o.live.StartPhase(phase, p)
+	rec := &recordsOut{}
+	rec.Worker, rec.Path = o.w.headerInfo, records
 	total := len(p.Requests)
 	if p.Load.Duration > 0 {
 		total = 0 // bounded by time
 	}
 	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
 	sr := o.startServer(ctx, ui.errw)
-	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(ui.errw), o.live.sink(), bar},
-		InFlight: o.live.counter(), BeforeStart: sr.beforeStart(ctx)})
-	sr.stop()
+	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
+		InFlight: o.live.Counter(), BeforeStart: sr.BeforeStart(ctx)})
+	sr.Stop()
+	switch {
+	case err != nil:
+		rec.close(nil) // the driver stops: the file ends here
+	case outcome.Interrupted:
+		rec.closeInterrupted(p, outcome) // left out of the sweep, kept on disk
+	}
 	return outcome, &sweepStep{o: o, rec: rec, sr: sr}, err
 }
 
@@ -142,16 +149,16 @@ type sweepStep struct {
 }
 
 func (s *sweepStep) Close(p *bench.Plan, outcome *bench.Outcome, sum *bench.Summary) (sweep.Steady, error) {
-	s.sr.crossCheck(outcome, sum.Metrics)
-	s.sr.toRecords(s.rec)
+	s.sr.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(s.sr, s.rec)
 	s.rec.close(&sum.Params)
 	st, err := s.o.steadyState(p, outcome, sum)
 	return sweep.Steady{Write: st.write, Value: st.value}, err
 }
 
-func (s *sweepStep) SetResult(obj *report.Object) { s.sr.setResult(obj) }
+func (s *sweepStep) SetResult(obj *report.Object) { setServerResult(s.sr, obj) }
 
-func (s *sweepStep) Server() *servermetrics.Summary { return s.sr.summary() }
+func (s *sweepStep) Server() *servermetrics.Summary { return s.sr.Summary() }
 
 // finishSweep prints the analysis, writes the sweep file, its CSV and
 // the HTML report, and chooses the exit status.
