@@ -128,22 +128,9 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		return err
 	}
 	o.srv.Stop()
-	sum, err := bench.Summarize(plan, outcome)
+	sum, steady, err := o.summarize(plan, outcome, rec)
 	if err != nil {
-		return &UsageError{Err: err}
-	}
-	if o.f.users > 0 {
-		// vLLM's num_prompts is the requests sent; the users cycled the
-		// dataset's prompts for as long as the run went on.
-		sent := len(outcome.Records)
-		sum.Params.NumPrompts = &sent
-	}
-	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
-	serverToRecords(o.srv, rec)
-	rec.close(&sum.Params)
-	steady, err := o.steadyState(plan, outcome, sum)
-	if err != nil {
-		return &UsageError{Err: err}
+		return err
 	}
 	if err := o.render(ui, plan, outcome, sum, steady.value); err != nil {
 		return err
@@ -256,4 +243,28 @@ func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan,
 		}
 	}
 	return requireValid(o.f.requireValid, outcome)
+}
+
+// summarize is the end of one timed run, alone or one of --runs: its
+// summary, the server's cross-check and the records' closing line, and
+// its steady state.
+func (o *runOptions) summarize(plan *bench.Plan, outcome *bench.Outcome, rec *recordsOut) (*bench.Summary, steadyStateOut, error) {
+	sum, err := bench.Summarize(plan, outcome)
+	if err != nil {
+		return nil, steadyStateOut{}, &UsageError{Err: err}
+	}
+	if o.f.users > 0 {
+		// vLLM's num_prompts is the requests sent; the users cycled the
+		// dataset's prompts for as long as the run went on.
+		sent := len(outcome.Records)
+		sum.Params.NumPrompts = &sent
+	}
+	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(o.srv, rec)
+	rec.close(&sum.Params)
+	steady, err := o.steadyState(plan, outcome, sum)
+	if err != nil {
+		return nil, steadyStateOut{}, &UsageError{Err: err}
+	}
+	return sum, steady, nil
 }

@@ -124,20 +124,9 @@ func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui
 	if err != nil {
 		return nil, err
 	}
-	sum, err := bench.Summarize(plan, outcome)
+	sum, steady, err := o.summarize(plan, outcome, rec)
 	if err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	if o.f.users > 0 {
-		sent := len(outcome.Records)
-		sum.Params.NumPrompts = &sent
-	}
-	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
-	serverToRecords(o.srv, rec)
-	rec.close(&sum.Params)
-	steady, err := o.steadyState(plan, outcome, sum)
-	if err != nil {
-		return nil, &UsageError{Err: err}
+		return nil, err
 	}
 	r := &oneRun{outcome: outcome, sum: sum, steady: steady, figs: capacity.Figures(sum.Metrics), srv: o.srv,
 		extra: map[string]any{selfCheckKey: selfCheckObject(outcome)}}
