@@ -119,16 +119,6 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	return nil
 }
 
-// firstError is the first failed record's error text.
-func firstError(outcome *bench.Outcome) string {
-	for i := range outcome.Records {
-		if r := &outcome.Records[i]; !r.Success {
-			return oneLine(r.Error)
-		}
-	}
-	return "none"
-}
-
 // meanMs is the mean of a reported metric in ms, NaN when not reported.
 func meanMs(s *metrics.Summary, name string) float64 {
 	for _, m := range s.Metrics {
