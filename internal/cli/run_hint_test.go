@@ -28,3 +28,15 @@ func TestEndpointHint(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointHintNamesTheChatPath: --backend openai-chat without
+// --endpoint sends to /v1/chat/completions, and the hint names that path,
+// not the completions default it replaced.
+func TestEndpointHintNamesTheChatPath(t *testing.T) {
+	t.Parallel()
+	o := &runOptions{resolved: &bench.Spec{Endpoint: bench.Endpoint{Kind: bench.OpenAIChat, BaseURL: "http://127.0.0.1:8000", Path: "/v1/completions"}}}
+	got := o.endpointHint(t.Context(), nil, &bench.Plan{Kind: bench.OpenAIChat}, &bench.EndpointError{N: 4, Class: record.ErrMalformedStream})
+	if !strings.Contains(got, "http://127.0.0.1:8000/v1/chat/completions answers") {
+		t.Errorf("hint %q does not name the chat path the requests went to", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/bench/prepare"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
 )
@@ -25,7 +26,7 @@ func (o *runOptions) endpointHint(ctx context.Context, env *Env, plan *bench.Pla
 		return " — check --endpoint-name, --region and the credentials"
 	}
 	ep := &o.resolved.Endpoint
-	where := redact.URL(ep.BaseURL) + ep.Path
+	where := redact.URL(ep.BaseURL) + prepare.APIPath(ep) // the path the requests went to
 	switch {
 	case e.Class == record.ErrConnection:
 		return fmt.Sprintf(" — is the server at %s running? check --base-url (or --host/--port)", redact.URL(ep.BaseURL))

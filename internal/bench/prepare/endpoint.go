@@ -84,8 +84,17 @@ func newSageMakerEndpoint(ctx context.Context, e *bench.Endpoint) (*endpoint, er
 // default completions path gets the chat path: vLLM would abort there,
 // and nobody means completions when they ask for chat.
 func apiPath(e *bench.Endpoint, notes io.Writer) string {
-	if e.Kind == bench.OpenAIChat && !e.PathGiven && e.Path == "/v1/completions" {
+	p := APIPath(e)
+	if p != e.Path {
 		fmt.Fprintln(notes, "Note: --backend openai-chat without --endpoint: using "+chatPath+".")
+	}
+	return p
+}
+
+// APIPath is the path the requests of e go to (apiPath's rule, without
+// its note): what a hint about a failing endpoint must name.
+func APIPath(e *bench.Endpoint) string {
+	if e.Kind == bench.OpenAIChat && !e.PathGiven && e.Path == "/v1/completions" {
 		return chatPath
 	}
 	return e.Path
