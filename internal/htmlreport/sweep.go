@@ -51,14 +51,29 @@ func sweepSection(sw *Sweep) Section {
 		if sw.MaxLoadUnderSLA.Binding != nil {
 			b = " (binding: " + *sw.MaxLoadUnderSLA.Binding + ")"
 		}
-		s.Notes = append(s.Notes, fmt.Sprintf("Max load under the SLA: %g%s.", *l, b))
+		s.Notes = append(s.Notes, fmt.Sprintf("Max load under the SLA: %g%s%s.", *l, b, unresolvedWords(sw.MaxLoadUnderSLA.Resolved, sw.MaxLoadUnderSLA.LowerBound)))
 	} else if len(terms) > 0 {
 		s.Notes = append(s.Notes, "No step met the SLA.")
 	}
 	if sw.Saturation != nil {
 		s.Notes = append(s.Notes, fmt.Sprintf("Saturation at load %g (%.1f output tokens/s): %s.", sw.Saturation.Load, sw.Saturation.OutputThroughput, sw.Saturation.Rule))
 	}
+	// The sweep's own caveats (small samples, Little's law, the steady
+	// window), as the console prints them after its table.
+	s.Notes = append(s.Notes, sw.Notes...)
 	s.Tables = append(s.Tables, *capacity.StepTable(sw.Sweep, capacity.StepPage))
 	s.Charts = SweepCharts(sw)
 	return s
+}
+
+// unresolvedWords is ", not resolved (…)" when the max load rests on
+// steps whose SLA verdict is unresolved (docs/confidence.md), else "".
+func unresolvedWords(resolved *bool, lower *float64) string {
+	if resolved == nil || *resolved {
+		return ""
+	}
+	if lower != nil {
+		return fmt.Sprintf(", not resolved: surely met up to %g", *lower)
+	}
+	return ", not resolved: no load tested surely meets it"
 }
