@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 )
 
@@ -38,7 +39,7 @@ var SaturationRule = fmt.Sprintf("smallest load whose output throughput is withi
 
 // tailKeys are the latency tails that confirm a knee, in order of
 // preference for the evidence text.
-var tailKeys = []string{"p99_ttft_ms", "p99_itl_ms", "p99_e2el_ms"}
+var tailKeys = []string{metrics.KeyP99TTFT, metrics.KeyP99ITL, metrics.KeyP99E2EL}
 
 // Saturation is where added load stopped buying throughput.
 type Saturation struct {

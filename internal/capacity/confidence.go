@@ -3,6 +3,7 @@ package capacity
 import (
 	"strconv"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -159,7 +160,7 @@ func stepVerdict(terms []TermResult) string {
 // false when no pair of steps plateaus.
 func kneeInterval(c []*Row) (low, high float64, ok bool) {
 	se := func(r *Row) float64 {
-		if rs, ok := r.RunStats["output_throughput"]; ok && rs.N >= 2 {
+		if rs, ok := r.RunStats[metrics.KeyOutputThroughput]; ok && rs.N >= 2 {
 			return rs.SE
 		}
 		return 0

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -16,7 +17,7 @@ import (
 // DefaultDeciding are the deciding figures of a run without --goodput
 // and of a sweep step without --sla: output token throughput, mean TTFT
 // and mean TPOT.
-var DefaultDeciding = []string{"output_throughput", "mean_ttft_ms", "mean_tpot_ms"}
+var DefaultDeciding = []string{metrics.KeyOutputThroughput, metrics.KeyMeanTTFT, metrics.KeyMeanTPOT}
 
 // Deciding is the SLA's deciding figures: the keys of the terms
 // sla_verdict judges on an interval (error_rate, judged on its value,
@@ -38,7 +39,7 @@ func (s SLA) Deciding() []string {
 // (metric names: ttft, tpot, e2el): request_goodput and the mean of each
 // SLO's metric, in the table's order.
 func GoodputDeciding(slos map[string]float64) []string {
-	keys := []string{"request_goodput"}
+	keys := []string{metrics.KeyRequestGoodput}
 	for _, m := range []string{"ttft", "tpot", "e2el"} {
 		if _, ok := slos[m]; ok {
 			keys = append(keys, "mean_"+m+"_ms")

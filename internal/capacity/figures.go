@@ -13,18 +13,18 @@ import (
 // (stats.RunsByKey) summarises over the runs of a step or of run --runs.
 func Figures(sum *metrics.Summary) map[string]float64 {
 	m := map[string]float64{
-		"error_rate":              0,
-		"request_throughput":      sum.RequestThroughput,
-		"output_throughput":       sum.OutputThroughput,
-		"total_token_throughput":  sum.TotalTokenThroughput,
-		"max_concurrent_requests": float64(sum.MaxConcurrentRequests),
+		"error_rate":                     0,
+		metrics.KeyRequestThroughput:     sum.RequestThroughput,
+		metrics.KeyOutputThroughput:      sum.OutputThroughput,
+		metrics.KeyTotalTokenThroughput:  sum.TotalTokenThroughput,
+		metrics.KeyMaxConcurrentRequests: float64(sum.MaxConcurrentRequests),
 	}
 	canceled := canceledOf(sum)
 	if n := sum.Completed + sum.Failed - canceled; n > 0 {
 		m["error_rate"] = float64(sum.Failed-canceled) / float64(n)
 	}
 	if sum.RequestGoodput != nil {
-		m["request_goodput"] = *sum.RequestGoodput
+		m[metrics.KeyRequestGoodput] = *sum.RequestGoodput
 	}
 	for i := range sum.Metrics {
 		st := &sum.Metrics[i]

@@ -261,13 +261,13 @@ type field struct {
 // fields are the Row's named copies of keys that live in Metrics.
 func (r *Row) fields() []field {
 	return []field{
-		{"error_rate", &r.ErrorRate}, {"request_throughput", &r.RequestThroughput},
-		{"output_throughput", &r.OutputThroughput},
-		{"mean_ttft_ms", &r.MeanTTFTMs}, {"p99_ttft_ms", &r.P99TTFTMs},
-		{"mean_itl_ms", &r.MeanITLMs}, {"p99_itl_ms", &r.P99ITLMs},
-		{"mean_tpot_ms", &r.MeanTPOTMs}, {"mean_e2el_ms", &r.MeanE2ELMs},
+		{"error_rate", &r.ErrorRate}, {metrics.KeyRequestThroughput, &r.RequestThroughput},
+		{metrics.KeyOutputThroughput, &r.OutputThroughput},
+		{metrics.KeyMeanTTFT, &r.MeanTTFTMs}, {metrics.KeyP99TTFT, &r.P99TTFTMs},
+		{metrics.KeyMeanITL, &r.MeanITLMs}, {metrics.KeyP99ITL, &r.P99ITLMs},
+		{metrics.KeyMeanTPOT, &r.MeanTPOTMs}, {metrics.KeyMeanE2EL, &r.MeanE2ELMs},
 		{"mean_per_user_tps", &r.MeanPerUserTPS}, {"p10_per_user_tps", &r.P10PerUserTPS},
-		{"token_goodput", &r.TokenGoodput}, {"max_concurrent_requests", &r.MaxConcurrentRequests},
+		{"token_goodput", &r.TokenGoodput}, {metrics.KeyMaxConcurrentRequests, &r.MaxConcurrentRequests},
 	}
 }
 
@@ -306,7 +306,7 @@ const LittleTolerance = 0.15
 // 20 req/s: 20 × (3 + 2) = 100, ratio 1.0.
 func (r *Row) littles() {
 	r.LittlesLawRatio, r.LittlesLawOff = nil, false
-	if _, ok := r.Metrics["mean_e2el_ms"]; !ok || r.RequestThroughput <= 0 {
+	if _, ok := r.Metrics[metrics.KeyMeanE2EL]; !ok || r.RequestThroughput <= 0 {
 		return
 	}
 	w := r.MeanE2ELMs / 1000

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/metrics"
 )
 
 // Term is one SLA condition on a step's result key, e.g. p99_ttft_ms < 500.
@@ -45,7 +47,7 @@ var latencyKey = regexp.MustCompile(`^(mean|median|std|p([0-9]+(\.[0-9]+)?))_(tt
 // higherBetter are the keys where more is better: an SLA sets a floor
 // with > or >=.
 var higherBetter = []string{
-	"output_throughput", "request_throughput", "total_token_throughput", "request_goodput",
+	metrics.KeyOutputThroughput, metrics.KeyRequestThroughput, metrics.KeyTotalTokenThroughput, metrics.KeyRequestGoodput,
 	"token_goodput", "system_output_tps", "mean_per_user_tps", "median_per_user_tps",
 	"p1_per_user_tps", "p5_per_user_tps", "p10_per_user_tps",
 }

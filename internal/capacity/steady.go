@@ -25,9 +25,9 @@ var steadyKeys = []struct {
 	key string
 	get func(*metrics.SteadyState) float64
 }{
-	{"request_throughput", func(s *metrics.SteadyState) float64 { return s.RequestThroughput }},
-	{"output_throughput", func(s *metrics.SteadyState) float64 { return s.OutputThroughput }},
-	{"total_token_throughput", func(s *metrics.SteadyState) float64 { return s.TotalTokenThroughput }},
+	{metrics.KeyRequestThroughput, func(s *metrics.SteadyState) float64 { return s.RequestThroughput }},
+	{metrics.KeyOutputThroughput, func(s *metrics.SteadyState) float64 { return s.OutputThroughput }},
+	{metrics.KeyTotalTokenThroughput, func(s *metrics.SteadyState) float64 { return s.TotalTokenThroughput }},
 }
 
 // SteadyThroughput makes a closed-loop row's request, output and total

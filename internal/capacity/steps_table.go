@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/table"
 )
 
@@ -80,15 +81,15 @@ func textColumns(s *Sweep) []stepColumn {
 	cols := []stepColumn{
 		{table.Column{Key: "load", Header: string(s.LoadKind), Width: 12},
 			func(r *Row) table.Cell { return table.Words(strconv.FormatFloat(r.Load, 'f', -1, 64)) }},
-		{table.Column{Key: "completed", Header: "completed", Align: table.Right, Width: 9},
+		{table.Column{Key: metrics.KeyCompleted, Header: "completed", Align: table.Right, Width: 9},
 			func(r *Row) table.Cell { return table.Number(strconv.Itoa(r.Completed), float64(r.Completed)) }},
-		fixed("request_throughput", "req/s", 9, "%.2f", func(r *Row) float64 { return r.RequestThroughput }),
-		fixed("output_throughput", "out tok/s", 11, "%.1f", func(r *Row) float64 { return r.OutputThroughput }),
-		fixed("mean_ttft_ms", "TTFT ms", 9, "%.1f", func(r *Row) float64 { return r.MeanTTFTMs }),
-		fixed("p99_ttft_ms", "p99 TTFT", 9, "%.1f", func(r *Row) float64 { return r.P99TTFTMs }),
-		fixed("mean_itl_ms", "ITL ms", 8, "%.1f", func(r *Row) float64 { return r.MeanITLMs }),
-		fixed("p99_itl_ms", "p99 ITL", 8, "%.1f", func(r *Row) float64 { return r.P99ITLMs }),
-		fixed("mean_tpot_ms", "TPOT ms", 8, "%.1f", func(r *Row) float64 { return r.MeanTPOTMs }),
+		fixed(metrics.KeyRequestThroughput, "req/s", 9, "%.2f", func(r *Row) float64 { return r.RequestThroughput }),
+		fixed(metrics.KeyOutputThroughput, "out tok/s", 11, "%.1f", func(r *Row) float64 { return r.OutputThroughput }),
+		fixed(metrics.KeyMeanTTFT, "TTFT ms", 9, "%.1f", func(r *Row) float64 { return r.MeanTTFTMs }),
+		fixed(metrics.KeyP99TTFT, "p99 TTFT", 9, "%.1f", func(r *Row) float64 { return r.P99TTFTMs }),
+		fixed(metrics.KeyMeanITL, "ITL ms", 8, "%.1f", func(r *Row) float64 { return r.MeanITLMs }),
+		fixed(metrics.KeyP99ITL, "p99 ITL", 8, "%.1f", func(r *Row) float64 { return r.P99ITLMs }),
+		fixed(metrics.KeyMeanTPOT, "TPOT ms", 8, "%.1f", func(r *Row) float64 { return r.MeanTPOTMs }),
 		fixed("mean_per_user_tps", "user TPS", 8, "%.1f", func(r *Row) float64 { return r.MeanPerUserTPS }),
 		fixed("p10_per_user_tps", "p10 TPS", 8, "%.1f", func(r *Row) float64 { return r.P10PerUserTPS }),
 		fixed("error_pct", "err %", 7, "%.2f", func(r *Row) float64 { return 100 * r.ErrorRate }),

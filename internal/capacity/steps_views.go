@@ -3,14 +3,15 @@ package capacity
 import (
 	"strconv"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/table"
 )
 
 // csvColumns are the CSV's fixed columns, named like the JSON keys.
 var csvColumns = []string{
-	"load", "load_kind", "runs", "completed", "failed", "error_rate", "request_throughput",
-	"output_throughput", "mean_ttft_ms", "p99_ttft_ms", "mean_itl_ms", "p99_itl_ms", "mean_tpot_ms",
-	"mean_e2el_ms", "mean_per_user_tps", "p10_per_user_tps", "token_goodput", "max_concurrent_requests",
+	"load", "load_kind", "runs", metrics.KeyCompleted, metrics.KeyFailed, "error_rate", metrics.KeyRequestThroughput,
+	metrics.KeyOutputThroughput, metrics.KeyMeanTTFT, metrics.KeyP99TTFT, metrics.KeyMeanITL, metrics.KeyP99ITL, metrics.KeyMeanTPOT,
+	metrics.KeyMeanE2EL, "mean_per_user_tps", "p10_per_user_tps", "token_goodput", metrics.KeyMaxConcurrentRequests,
 	"mean_in_flight", "littles_law_ratio", "littles_law_off", "dispatch_lag_p99_ms", "client_cpu",
 	"harness_limited", "sla_pass",
 }
@@ -116,9 +117,9 @@ func optB(v *bool) string {
 // pageFigures are the page's figure columns (key, header), shown when
 // any step has the key.
 var pageFigures = [][2]string{
-	{"output_throughput", "output tok/s"}, {"request_throughput", "req/s"},
-	{"mean_ttft_ms", "mean TTFT ms"}, {"p99_ttft_ms", "p99 TTFT ms"},
-	{"mean_itl_ms", "mean ITL ms"}, {"p99_itl_ms", "p99 ITL ms"}, {"mean_tpot_ms", "mean TPOT ms"},
+	{metrics.KeyOutputThroughput, "output tok/s"}, {metrics.KeyRequestThroughput, "req/s"},
+	{metrics.KeyMeanTTFT, "mean TTFT ms"}, {metrics.KeyP99TTFT, "p99 TTFT ms"},
+	{metrics.KeyMeanITL, "mean ITL ms"}, {metrics.KeyP99ITL, "p99 ITL ms"}, {metrics.KeyMeanTPOT, "mean TPOT ms"},
 	{"error_rate", "error rate"}, {"mean_per_user_tps", "mean tok/s/user"}, {"p10_per_user_tps", "p10 tok/s/user"},
 	{"usd_per_1m_output_tokens", "USD/1M tok"},
 }
@@ -131,7 +132,7 @@ func pageColumns(s *Sweep) []stepColumn {
 		{table.Column{Key: "load", Header: "load"}, func(r *Row) table.Cell {
 			return table.Number(strconv.FormatFloat(r.Load, 'g', -1, 64), r.Load)
 		}},
-		{table.Column{Key: "completed", Header: "completed", Align: table.Right}, func(r *Row) table.Cell {
+		{table.Column{Key: metrics.KeyCompleted, Header: "completed", Align: table.Right}, func(r *Row) table.Cell {
 			return table.Number(strconv.Itoa(r.Completed), float64(r.Completed))
 		}},
 	}

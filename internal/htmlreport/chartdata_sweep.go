@@ -3,6 +3,8 @@ package htmlreport
 import (
 	"fmt"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/metrics"
 )
 
 // stepSeries is one line over the steps: (load, step[key]) where present.
@@ -68,10 +70,10 @@ func latencyVsLoad(sw *Sweep, metric, short string) Chart {
 func SweepCharts(sw *Sweep) []Chart {
 	tp := Chart{ID: "sweep-throughput", Title: "Output throughput vs load", XLabel: sw.LoadUnit(), YLabel: "output throughput (tokens/s)",
 		Caption: "System throughput per step. It grows with load until the server saturates (dark line); past that point more load only adds latency. Steps crossed in red were limited by the client itself (harness-limited): their figures understate the server.",
-		Series:  []Series{stepSeries(sw, "output_throughput", "output throughput", 0, false)}, VMarks: loadMarks(sw)}
+		Series:  []Series{stepSeries(sw, metrics.KeyOutputThroughput, "output throughput", 0, false)}, VMarks: loadMarks(sw)}
 	for i := range sw.Steps {
 		if st := &sw.Steps[i]; st.HarnessLimited {
-			v, _ := st.Figure("output_throughput")
+			v, _ := st.Figure(metrics.KeyOutputThroughput)
 			tp.Points = append(tp.Points, Point{X: st.Load, Y: v, Label: "harness-limited"})
 		}
 	}
@@ -81,7 +83,7 @@ func SweepCharts(sw *Sweep) []Chart {
 		s := Series{Name: strings.TrimSuffix(key, "_per_user_tps"), Dots: true, Color: i, Dashed: i == 1}
 		for j := range sw.Steps {
 			st := &sw.Steps[j]
-			x, okX := st.Figure("output_throughput")
+			x, okX := st.Figure(metrics.KeyOutputThroughput)
 			y, okY := st.Figure(key)
 			if okX && okY {
 				s.XY = append(s.XY, [2]float64{x, y})

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/table"
 )
@@ -105,9 +106,9 @@ func Build(paths []string, opt Options) (*Page, error) {
 var headlineRows = []report.CompareRow{
 	{Key: "backend", Label: "Backend"},
 	{Key: "model_id", Label: "Model"},
-	{Key: "max_concurrency", Label: "Maximum request concurrency"},
+	{Key: metrics.KeyMaxConcurrency, Label: "Maximum request concurrency"},
 	{Key: "request_rate", Label: "Request rate configured (RPS)"},
-	{Key: "duration", Label: "Benchmark duration (s)"},
+	{Key: metrics.KeyDuration, Label: "Benchmark duration (s)"},
 }
 
 // valueText is a result value as table text: numbers as compare prints

@@ -27,10 +27,10 @@ type runStatsFigure struct{ label, key string }
 // its mean, median and every reported percentile, in vLLM's table order.
 func runStatsFigures(s *metrics.Summary) []runStatsFigure {
 	out := []runStatsFigure{
-		{"Request throughput (req/s)", "request_throughput"},
-		{"Output token throughput (tok/s)", "output_throughput"},
-		{"Total token throughput (tok/s)", "total_token_throughput"},
-		{"Request goodput (req/s)", "request_goodput"},
+		{"Request throughput (req/s)", metrics.KeyRequestThroughput},
+		{"Output token throughput (tok/s)", metrics.KeyOutputThroughput},
+		{"Total token throughput (tok/s)", metrics.KeyTotalTokenThroughput},
+		{"Request goodput (req/s)", metrics.KeyRequestGoodput},
 	}
 	for i := range s.Metrics {
 		m := s.Metrics[i].Metric

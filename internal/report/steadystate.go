@@ -47,21 +47,21 @@ func steadyStateValue(ss *metrics.SteadyState) any {
 	wo.Set("warning", warning)
 	o := NewObject()
 	o.Set("window", wo)
-	o.Set("request_throughput", ss.RequestThroughput)
+	o.Set(metrics.KeyRequestThroughput, ss.RequestThroughput)
 	o.Set("input_throughput", ss.InputThroughput)
-	o.Set("output_throughput", ss.OutputThroughput)
-	o.Set("total_token_throughput", ss.TotalTokenThroughput)
-	o.Set("mean_ttft_ms", ss.MeanTTFTMs)
-	o.Set("median_ttft_ms", ss.MedianTTFTMs)
+	o.Set(metrics.KeyOutputThroughput, ss.OutputThroughput)
+	o.Set(metrics.KeyTotalTokenThroughput, ss.TotalTokenThroughput)
+	o.Set(metrics.KeyMeanTTFT, ss.MeanTTFTMs)
+	o.Set(metrics.KeyMedianTTFT, ss.MedianTTFTMs)
 	pairs := make([]any, len(ss.PercentilesTTFTMs))
 	for i, pv := range ss.PercentilesTTFTMs {
 		pairs[i] = []float64{pv[0], pv[1]} // serde writes a (f64, f64) as a list
 	}
 	o.Set("percentiles_ttft_ms", pairs)
-	o.Set("mean_tpot_ms", ss.MeanTPOTMs)
-	o.Set("median_tpot_ms", ss.MedianTPOTMs)
-	o.Set("p90_tpot_ms", ss.P90TPOTMs)
-	o.Set("p99_tpot_ms", ss.P99TPOTMs)
+	o.Set(metrics.KeyMeanTPOT, ss.MeanTPOTMs)
+	o.Set(metrics.KeyMedianTPOT, ss.MedianTPOTMs)
+	o.Set(metrics.KeyP90TPOT, ss.P90TPOTMs)
+	o.Set(metrics.KeyP99TPOT, ss.P99TPOTMs)
 	return o
 }
 

@@ -200,7 +200,11 @@ func TestFormatOutcomes(t *testing.T) {
 		{"lmi/not-json", FormatLMI, req, lmi(1, "a") + "\nnot json at all\n",
 			fail(ok("a", []int{1}, -1, -1, ""), record.ErrMalformedStream, "stream message does not parse: invalid character 'o' in literal null (expecting 'u') (\"not json at all\")")},
 		{"lmi/not-an-object", FormatLMI, req, "0\n",
-			fail(none, record.ErrMalformedStream, `stream message does not parse: json: cannot unmarshal number into Go value of type sagemaker.tokenLine ("0")`)},
+			fail(none, record.ErrMalformedStream, `stream message does not parse: a JSON number, not an object ("0")`)},
+		{"lmi/field-of-wrong-type", FormatLMI, req, "{\"token\":{\"id\":1,\"text\":5}}\n",
+			fail(none, record.ErrMalformedStream, `stream message does not parse: "token.text" is a JSON number, not a string ("{\"token\":{\"id\":1,\"text\":5}}")`)},
+		{"tgi/details-not-an-object", FormatTGI, req, "data:{\"details\":[1]}\n\n",
+			fail(none, record.ErrMalformedStream, `stream message does not parse: "details" is a JSON array, not an object ("{\"details\":[1]}")`)},
 		{"lmi/final-without-newline", FormatLMI, req, lmi(1, "a") + "\n" + lmiLast,
 			ok("ab", []int{1, 3}, -1, 2, "length")},
 	}

@@ -178,7 +178,7 @@ func (d *tokenDecoder) line(raw []byte) error {
 			}
 			return nil
 		}
-		return failf(record.ErrMalformedStream, "stream message does not parse: %v (%.80q)", asBefore(err), l)
+		return failf(record.ErrMalformedStream, "stream message does not parse: %v (%.80q)", plainJSONError(err), l)
 	}
 	d.pending = d.pending[:0]
 	_ = d.meter.Pending(0) // shrinking never fails
@@ -235,16 +235,39 @@ func incomplete(err error) bool {
 	return errors.As(err, &syn) && syn.Error() == "unexpected end of JSON input"
 }
 
-// asBefore gives encoding/json's error for a message that is JSON but
-// not an object the text it had while this decoder lived in package
-// sagemaker: the message names the Go type, package and all, and records
-// keep their bytes across a refactor.
-func asBefore(err error) any {
+// plainJSONError says what is wrong with a message that is JSON but not
+// the shape TGI/LMI send, in the stream's terms: encoding/json's own text
+// names this package's Go types ("into Go value of type stream.tokenLine"),
+// which mean nothing to someone reading a failed request.
+func plainJSONError(err error) any {
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Struct == "" && te.Field == "" && te.Type == reflect.TypeFor[tokenLine]() {
-		return "json: cannot unmarshal " + te.Value + " into Go value of type sagemaker.tokenLine"
+	if !errors.As(err, &te) {
+		return err
 	}
-	return err
+	if te.Field == "" {
+		return "a JSON " + te.Value + ", not an object"
+	}
+	return fmt.Sprintf("%q is a JSON %s, not %s", te.Field, te.Value, jsonKind(te.Type))
+}
+
+// jsonKind names the JSON a Go type decodes from.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "of the expected type"
 }
 
 // errorText renders an error value: a JSON string as its text, an object's
