@@ -95,8 +95,12 @@ type CloudWatch struct {
 	// Skip, when not "", is the warning printed instead of reading.
 	Skip string
 	Wait time.Duration
-	Read func(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error)
+	Read ReadUtilization
 }
+
+// ReadUtilization reads an endpoint's instance utilisation between start
+// and end, waiting up to wait for CloudWatch to publish it.
+type ReadUtilization func(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error)
 
 // Stepper is what only the command can do for a step: run its plan with
 // the progress bar, the live series (under phase), the records file
