@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 	"github.com/llmbench/llmbench/internal/sweep"
@@ -123,8 +121,8 @@ func (s *sweepStep) SetResult(obj *report.Object) { setServerResult(s.sr, obj) }
 
 func (s *sweepStep) Server() *servermetrics.Summary { return s.sr.Summary() }
 
-// finishSweep prints the analysis, writes the sweep file, its CSV and
-// the HTML report, and chooses the exit status.
+// finishSweep reports the sweep (sweep.Driver.Report: the analysis, the
+// sweep file, its CSV and the HTML report) and chooses the exit status.
 func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Driver, res *sweep.Result, err error) error {
 	if errors.Is(err, sweep.ErrNothingMeasured) {
 		if ctx.Err() != nil {
@@ -135,27 +133,8 @@ func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Dr
 	if err != nil {
 		return err
 	}
-	an := res.Sweep
-	fmt.Fprintln(ui.out)
-	if err := capacity.WriteText(ui.out, an); err != nil {
+	if err := d.Report(ui.out, res, o.f.htmlPath); err != nil {
 		return err
-	}
-	if err := d.Save(an); err != nil {
-		return fmt.Errorf("saving the sweep: %w", err)
-	}
-	path := d.Path()
-	fmt.Fprintf(ui.out, "Sweep saved to %s (rows: %s; step results in %s/)\n", path, d.CSVPath(), d.Dir())
-	if h := o.f.htmlPath; h != "" {
-		err := writeFileWith(h, func(w io.Writer) error {
-			return htmlreport.WriteFiles(w, []string{path}, htmlreport.Options{Title: "llmbench sweep: " + an.Label})
-		})
-		if err != nil {
-			return fmt.Errorf("writing the HTML report: %w", err)
-		}
-		fmt.Fprintf(ui.out, "HTML report written to %s\n", h)
-	}
-	if res.Stopped != "" && res.Dead == "" {
-		fmt.Fprintf(ui.out, "Note: the sweep stopped early: %s.\n", res.Stopped)
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -169,7 +148,8 @@ func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Dr
 }
 
 // writeFileWith writes a file through a temporary name in the same folder
-// and renames it into place, so no reader sees half a file (writeUserFile).
+// and renames it into place, so no reader sees half a file (writeUserFile);
+// merge and run's saves call it, the sweep's files are sweep.Driver.Save's.
 func writeFileWith(path string, write func(io.Writer) error) error {
 	return writeUserFile(path, write)
 }

@@ -9,10 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/report"
 )
 
 // Driver runs the steps of one sweep and keeps their rows.
@@ -65,20 +63,6 @@ func (d *Driver) Path() string {
 
 // Dir is the folder of the step results.
 func (d *Driver) Dir() string { return strings.TrimSuffix(d.Path(), ".json") }
-
-// CSVPath is the path of the CSV of the sweep's rows, beside its file.
-func (d *Driver) CSVPath() string { return d.Dir() + ".csv" }
-
-// Save writes the analysis to the sweep file (Path) and its rows to the
-// CSV (CSVPath), each through package atomicfile with the mode of every
-// saved result (report.FileMode): a full disk leaves what the path held
-// before, never a cut file.
-func (d *Driver) Save(an *capacity.Sweep) error {
-	if err := atomicfile.Write(d.Path(), report.FileMode, func(w io.Writer) error { return capacity.WriteJSON(w, an) }); err != nil {
-		return err
-	}
-	return atomicfile.Write(d.CSVPath(), report.FileMode, func(w io.Writer) error { return capacity.WriteCSV(w, an) })
-}
 
 // MakeDir creates the step results' folder.
 func (d *Driver) MakeDir() error {

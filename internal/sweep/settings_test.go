@@ -1,18 +1,13 @@
 package sweep
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/report"
 )
 
 // TestLaddersParse: exactly one ladder list, of positive levels (whole
@@ -183,47 +178,5 @@ func TestLabelAndCloudWatch(t *testing.T) {
 		if cw.Skip != c.skip || cw.Wait != time.Minute {
 			t.Errorf("kind %v, component %v: skip %q, wait %v; want %q, 1m", c.base.Kind, c.component, cw.Skip, cw.Wait, c.skip)
 		}
-	}
-}
-
-// TestSave: the sweep file and its CSV are written whole, with the mode
-// of every saved result; a symlink at the path is replaced, its target
-// untouched.
-func TestSave(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	d := New(Config{Kind: capacity.Concurrency, ResultDir: dir, Label: "m", Date: "20261201-150000"}, &bench.Plan{}, nil, nil)
-	target := filepath.Join(dir, "target")
-	if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, d.Path()); err != nil {
-		t.Fatal(err)
-	}
-	an := &capacity.Sweep{LoadKind: capacity.Concurrency, Label: "m", Steps: []capacity.Row{{Load: 1}}}
-	if err := d.Save(an); err != nil {
-		t.Fatal(err)
-	}
-	if d.CSVPath() != strings.TrimSuffix(d.Path(), ".json")+".csv" {
-		t.Errorf("CSV at %s, want beside %s", d.CSVPath(), d.Path())
-	}
-	var wantJSON, wantCSV bytes.Buffer
-	if err := capacity.WriteJSON(&wantJSON, an); err != nil {
-		t.Fatal(err)
-	}
-	if err := capacity.WriteCSV(&wantCSV, an); err != nil {
-		t.Fatal(err)
-	}
-	for path, want := range map[string][]byte{d.Path(): wantJSON.Bytes(), d.CSVPath(): wantCSV.Bytes()} {
-		st, err := os.Lstat(path)
-		if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != report.FileMode {
-			t.Errorf("%s: %v (%v), want a regular file with mode 0600", path, st.Mode(), err)
-		}
-		if b, err := os.ReadFile(path); err != nil || !bytes.Equal(b, want) {
-			t.Errorf("%s holds %.80q (%v), want %.80q", path, b, err, want)
-		}
-	}
-	if b, err := os.ReadFile(target); err != nil || string(b) != "old\n" {
-		t.Errorf("the symlink's target holds %q (%v), want it untouched", b, err)
 	}
 }
