@@ -180,6 +180,22 @@ func (s SLA) Metrics() []string {
 	return slices.Compact(out)
 }
 
+// WithErrorGate adds error_rate<=rate to an SLA that has no error_rate
+// term of its own, and says whether it did; an empty SLA, which judges
+// no step, gets none. Failures a step's own end canceled do not count
+// (Row.ErrorRate).
+func (s SLA) WithErrorGate(rate float64) (SLA, bool) {
+	if len(s) == 0 {
+		return s, false
+	}
+	for _, t := range s {
+		if t.Key == "error_rate" {
+			return s, false
+		}
+	}
+	return append(s, Term{Key: "error_rate", Op: "<=", Value: rate}), true
+}
+
 // keyWords is a result key in words for verdicts: "p99_ttft_ms" is
 // "p99 TTFT", "error_rate" is "error rate".
 func keyWords(key string) string {

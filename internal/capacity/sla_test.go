@@ -137,3 +137,27 @@ func TestSmallSampleNote(t *testing.T) {
 		t.Errorf("notes %q, want %q", s.Notes, want)
 	}
 }
+
+// TestWithErrorGate: a sweep's SLA gets error_rate<=rate unless it has an
+// error_rate term of its own; an empty SLA, which judges nothing, none.
+func TestWithErrorGate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sla, want string
+		gate      bool
+	}{
+		{"p99_ttft_ms<500", "p99_ttft_ms<500,error_rate<=0.05", true},
+		{"p99_ttft_ms<500,error_rate<0.2", "p99_ttft_ms<500,error_rate<0.2", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		sla, err := ParseSLA(tt.sla)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gate := sla.WithErrorGate(0.05)
+		if got.String() != tt.want || gate != tt.gate {
+			t.Errorf("%q: %q, gate %v; want %q, %v", tt.sla, got, gate, tt.want, tt.gate)
+		}
+	}
+}

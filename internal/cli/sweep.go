@@ -2,44 +2,24 @@ package cli
 
 import (
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
-
-// sweepFlags are sweep's own settings; every run flag works too.
-type sweepFlags struct {
-	concurrency, rates, users string
-	stepDuration              time.Duration
-	promptsPerStep            int
-	stepWarmup                int
-	sla                       string
-	stopWhenSaturated         bool
-	refine                    int
-	thinkTime                 string
-	spawnRate                 float64
-	// requireLoad, when > 0, is --require-load: exit 1 when the largest
-	// load under the SLA is below it.
-	requireLoad float64
-	// stepGap is the pause between steps on the clock schedule
-	// (sweep_worker.go): step k starts at --start-at + k × (stepDuration
-	// + stepGap).
-	stepGap time.Duration
-}
 
 // sweepOptions is "llmbench sweep": run's options plus the ladder.
 type sweepOptions struct {
 	runOptions
-	s sweepFlags
-	// gate is set when the SLA's error_rate term is --max-error-rate's
-	// (withErrorGate), so the verdict states it.
-	gate bool
+	// ladders, sla and thinkTime are the texts of the ladder flags, --sla
+	// and --think-time (checkSweep parses them into sc).
+	ladders        sweep.Ladders
+	sla, thinkTime string
+	// sc holds sweep's other flags and, once checked, the sweep's whole
+	// configuration (checkSweep, configure).
+	sc sweep.Config
 }
 
 func newSweepCmd(env *Env) *cobra.Command {
@@ -94,9 +74,9 @@ refused there (they need the merged data).`,
 			// --course), so that run and sweep in one folder measure one
 			// workload.
 			switch {
-			case o.s.concurrency != "":
+			case o.ladders.Concurrency != "":
 				o.sweepLoop = "sweep --concurrency"
-			case o.s.users != "":
+			case o.ladders.Users != "":
 				o.sweepLoop = "sweep --users"
 			}
 			done, err := o.resolveConfig(cmd, args, env)
@@ -115,155 +95,65 @@ refused there (they need the merged data).`,
 	bindRunFlags(fs, &o.f)
 	bindMetricsFlags(fs, &o.m)
 	o.sm = bindSageMakerFlags(fs)
-	s := &o.s
-	fs.StringVar(&s.concurrency, "concurrency", "", "closed-loop ladder: requests kept in flight per step, e.g. 1,2,4,8,16,32,64")
-	fs.StringVar(&s.rates, "request-rates", "", "open-loop ladder: request rates (req/s) per step, e.g. 1,2,4,8")
-	fs.StringVar(&s.users, "users", "", "closed-loop users per step, each thinking --think-time between requests, e.g. 10,50,100")
-	fs.StringVar(&s.thinkTime, "think-time", "0", "users' pause after each response: fixed (2s) or uniform range (1s-3s)")
-	fs.Float64Var(&s.spawnRate, "spawn-rate", 0, "users started per second at the start of a step (0 = all at once)")
-	fs.DurationVar(&s.stepDuration, "step-duration", 0, "bound each step by time (e.g. 60s); 0 = by --prompts-per-step only")
-	fs.IntVar(&s.promptsPerStep, "prompts-per-step", 0, "requests per step (0 = 8 x load, at least 32, or rate x 20 s; unbounded under --step-duration)")
-	fs.IntVar(&s.stepWarmup, "step-warmup", -1, "warm-up requests before each step, excluded from its metrics (-1 = the load, at most 64)")
+	c := &o.sc
+	fs.StringVar(&o.ladders.Concurrency, "concurrency", "", "closed-loop ladder: requests kept in flight per step, e.g. 1,2,4,8,16,32,64")
+	fs.StringVar(&o.ladders.Rates, "request-rates", "", "open-loop ladder: request rates (req/s) per step, e.g. 1,2,4,8")
+	fs.StringVar(&o.ladders.Users, "users", "", "closed-loop users per step, each thinking --think-time between requests, e.g. 10,50,100")
+	fs.StringVar(&o.thinkTime, "think-time", "0", "users' pause after each response: fixed (2s) or uniform range (1s-3s)")
+	fs.Float64Var(&c.SpawnRate, "spawn-rate", 0, "users started per second at the start of a step (0 = all at once)")
+	fs.DurationVar(&c.StepDuration, "step-duration", 0, "bound each step by time (e.g. 60s); 0 = by --prompts-per-step only")
+	fs.IntVar(&c.PromptsPerStep, "prompts-per-step", 0, "requests per step (0 = 8 x load, at least 32, or rate x 20 s; unbounded under --step-duration)")
+	fs.IntVar(&c.StepWarmup, "step-warmup", -1, "warm-up requests before each step, excluded from its metrics (-1 = the load, at most 64)")
 	bindRepeatFlags(fs, &o.f.repeat, "repeat each step K times, or auto: until each deciding figure's 95% t interval is within --ci-width of its mean (at least 3, at most --max-runs runs; deciding: the --sla terms judged on an interval, else output token throughput, mean TTFT and mean TPOT); rows report the mean, the spread and run_stats, and with --sla each step is judged on the t interval over its runs")
-	fs.StringVar(&s.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
-	fs.BoolVar(&s.stopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
-	fs.Float64Var(&s.requireLoad, "require-load", 0, "with --sla: exit 1 when the largest load under the SLA is below this (a CI gate: \"capacity fell below N users\")")
-	fs.IntVar(&s.refine, "refine", 0, "after the ladder, run unresolved steps again twice as long, then bisect between the last passing and first failing load, at most this many extra steps")
-	fs.DurationVar(&s.stepGap, "step-gap", defaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
+	fs.StringVar(&o.sla, "sla", "", "service-level terms, e.g. 'p99_ttft_ms<500,p99_itl_ms<30,error_rate<0.01' (any result key, < or <=)")
+	fs.BoolVar(&c.StopWhenSaturated, "stop-when-saturated", false, "end the ladder once the knee is confirmed and the SLA failed")
+	fs.Float64Var(&c.RequireLoad, "require-load", 0, "with --sla: exit 1 when the largest load under the SLA is below this (a CI gate: \"capacity fell below N users\")")
+	fs.IntVar(&c.Refine, "refine", 0, "after the ladder, run unresolved steps again twice as long, then bisect between the last passing and first failing load, at most this many extra steps")
+	fs.DurationVar(&c.StepGap, "step-gap", sweep.DefaultStepGap, "with --start-at: pause between steps on the clock schedule (step k starts at start-at + k x (step-duration + step-gap)); must cover the previous step's drain and the next step's warm-ups (ours)")
 	bindWorkerFlags(fs, &o.w)
 	bindConfigFlags(fs, &o.runOptions)
 	fs.Lookup("max-error-rate").Usage = "with --sla: a step meets the SLA only when at most this fraction of its requests failed (default 0.01; requests the step's end canceled do not count)"
 	return cmd
 }
 
-func flagOf(k capacity.Kind) string {
-	switch k {
-	case capacity.Concurrency:
-		return "concurrency"
-	case capacity.RequestRate:
-		return "request-rates"
+// checkSweep converts and checks sweep's own flags into o.sc and sets
+// the figures every step must report (sweep.ResultFigures).
+func (o *sweepOptions) checkSweep(cmd *cobra.Command) error {
+	c, fs := &o.sc, cmd.Flags()
+	var err error
+	if c.Kind, c.Loads, err = o.ladders.Parse(); err != nil {
+		return &UsageError{Err: err}
 	}
-	return "users"
-}
-
-// checkSweep validates sweep's own flags and sets the figures every step
-// must report (e2el for Little's law, p99 for the SLA and the table).
-func (o *sweepOptions) checkSweep(cmd *cobra.Command) (capacity.Kind, []float64, capacity.SLA, load.Think, error) {
-	kind, loads, err := o.ladder()
-	if err != nil {
-		return "", nil, nil, load.Think{}, err
+	if c.SLA, err = capacity.ParseSLA(o.sla); err != nil {
+		return &UsageError{Err: fmt.Errorf("--sla: %w", err)}
 	}
-	sla, err := capacity.ParseSLA(o.s.sla)
-	if err != nil {
-		return "", nil, nil, load.Think{}, &UsageError{Err: fmt.Errorf("--sla: %w", err)}
+	if c.Think, err = load.ParseThink(o.thinkTime); err != nil {
+		return &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
 	}
-	think, err := load.ParseThink(o.s.thinkTime)
-	if err != nil {
-		return "", nil, nil, load.Think{}, &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
+	rp := &o.f.repeat
+	if err := rp.check(fs.Changed("ci-width") || fs.Changed("max-runs")); err != nil {
+		return err
 	}
-	if err := o.f.repeat.check(cmd.Flags().Changed("ci-width") || cmd.Flags().Changed("max-runs")); err != nil {
-		return "", nil, nil, load.Think{}, err
+	c.Repeat = sweep.Repeat{Runs: rp.runs.k, Auto: rp.runs.auto, CIWidth: rp.ciWidth, MaxRuns: rp.maxRuns}
+	given := sweep.Given{ThinkTime: o.userSet(cmd, "think-time"), MaxConcurrency: o.userSet(cmd, "max-concurrency"), Cap: o.f.maxConcurrency.v}
+	if err := c.Check(given); err != nil {
+		return &UsageError{Err: err}
 	}
-	if o.s.refine < 0 || o.s.promptsPerStep < 0 || o.s.stepDuration < 0 || o.s.spawnRate < 0 {
-		return "", nil, nil, load.Think{}, usageErrorf("--refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
-	}
-	if kind != capacity.Users && o.userSet(cmd, "think-time") {
-		return "", nil, nil, load.Think{}, usageErrorf("--think-time needs --users")
-	}
-	if kind != capacity.RequestRate {
-		if o.userSet(cmd, "max-concurrency") {
-			return "", nil, nil, load.Think{}, usageErrorf("sweep --%s keeps each step's load in flight: --max-concurrency %d would hold it at %d (leave it out)", flagOf(kind), o.f.maxConcurrency.v, o.f.maxConcurrency.v)
-		}
-	}
-	if o.s.requireLoad < 0 || (o.s.requireLoad > 0 && len(sla) == 0) {
-		return "", nil, nil, load.Think{}, usageErrorf("--require-load needs a positive load and --sla (it gates on the largest load under the SLA)")
-	}
-	sla = o.withErrorGate(sla)
-	if !cmd.Flags().Changed("percentile-metrics") {
-		o.f.percentileMetrics = "ttft,tpot,itl,e2el"
-	}
-	if !cmd.Flags().Changed("metric-percentiles") {
-		o.f.metricPercentiles = "50,90,99"
-	}
-	for _, m := range sla.Metrics() {
-		if !strings.Contains(","+o.f.percentileMetrics+",", ","+m+",") {
-			o.f.percentileMetrics += "," + m
-		}
-	}
-	for _, p := range append(sla.Percentiles(), 99) {
-		o.f.metricPercentiles = addPercentile(o.f.metricPercentiles, p)
-	}
-	return kind, loads, sla, think, nil
-}
-
-// defaultSweepErrorRate is sweep's --max-error-rate when none is given:
-// a step where more than 1 % of the requests failed does not meet the
-// SLA, whatever its latencies (issue 29: a server killed mid-sweep gave
-// "60339 failed, SLA pass").
-const defaultSweepErrorRate = 0.01
-
-// maxErrorRate is the failed share a step may have and still pass.
-func (o *sweepOptions) maxErrorRate() float64 {
+	c.MaxErrorRate = sweep.DefaultMaxErrorRate
 	if o.f.maxErrorRate.set {
-		return o.f.maxErrorRate.v
+		c.MaxErrorRate = o.f.maxErrorRate.v
 	}
-	return defaultSweepErrorRate
-}
-
-// withErrorGate adds error_rate<=--max-error-rate to an SLA that has no
-// error_rate term of its own (none to a sweep without an SLA, which
-// judges no step). Failures the step's own end canceled do not count
-// (capacity.Row.ErrorRate).
-func (o *sweepOptions) withErrorGate(sla capacity.SLA) capacity.SLA {
-	if len(sla) == 0 {
-		return sla
+	c.SLA, c.Gate = c.SLA.WithErrorGate(c.MaxErrorRate)
+	// Written back into run's flags rather than given to the Spec: a
+	// worker's config hash (run_worker.go) hashes the flags' values, and
+	// it must not change.
+	pm, mp := sweep.DefaultPercentileMetrics, sweep.DefaultMetricPercentiles
+	if fs.Changed("percentile-metrics") {
+		pm = o.f.percentileMetrics
 	}
-	for _, t := range sla {
-		if t.Key == "error_rate" {
-			return sla
-		}
+	if fs.Changed("metric-percentiles") {
+		mp = o.f.metricPercentiles
 	}
-	o.gate = true
-	return append(sla, capacity.Term{Key: "error_rate", Op: "<=", Value: o.maxErrorRate()})
-}
-
-// addPercentile appends p to a comma list of percentiles unless present.
-func addPercentile(list string, p float64) string {
-	want := strconv.FormatFloat(p, 'f', -1, 64)
-	for _, x := range strings.Split(list, ",") {
-		if v, err := strconv.ParseFloat(strings.TrimSpace(x), 64); err == nil && v == p {
-			return list
-		}
-	}
-	return list + "," + want
-}
-
-// ladder is the load kind and levels the flags ask for.
-func (o *sweepOptions) ladder() (capacity.Kind, []float64, error) {
-	var kind capacity.Kind
-	var list string
-	for _, c := range []struct {
-		k capacity.Kind
-		v string
-	}{{capacity.Concurrency, o.s.concurrency}, {capacity.RequestRate, o.s.rates}, {capacity.Users, o.s.users}} {
-		if c.v == "" {
-			continue
-		}
-		if list != "" {
-			return "", nil, usageErrorf("give one of --concurrency, --request-rates or --users, not several")
-		}
-		kind, list = c.k, c.v
-	}
-	if list == "" {
-		return "", nil, usageErrorf("sweep needs a ladder: --concurrency 1,2,4,8, --request-rates 1,2,4 or --users 10,50,100")
-	}
-	var loads []float64
-	for _, item := range strings.Split(list, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(item), 64)
-		if err != nil || v <= 0 || math.IsInf(v, 0) || (kind.Integer() && v != math.Trunc(v)) {
-			return "", nil, usageErrorf("--%s: %q is not a positive %s", flagOf(kind), item, map[bool]string{true: "whole number", false: "number"}[kind.Integer()])
-		}
-		loads = append(loads, v)
-	}
-	return kind, loads, nil
+	o.f.percentileMetrics, o.f.metricPercentiles = sweep.ResultFigures(c.SLA, pm, mp)
+	return nil
 }

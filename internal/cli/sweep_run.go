@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/htmlreport"
-	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 	"github.com/llmbench/llmbench/internal/sweep"
@@ -24,23 +20,18 @@ import (
 
 // sweep runs the ladder, the refinement, and writes the analysis.
 func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) error {
-	kind, loads, sla, think, err := o.checkSweep(cmd)
-	if err != nil {
+	if err := o.checkSweep(cmd); err != nil {
 		return err
 	}
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
-	if err := o.resolveWorker(cmd, env); err != nil { // distributed sweeps: sweep_worker.go
+	if err := o.resolveWorker(cmd, env); err != nil { // distributed sweeps
 		return err
 	}
-	if err := o.checkSweepWorker(cmd, kind, loads); err != nil {
-		return err
-	}
-	if o.w.info != nil && o.f.repeat.runs.auto {
-		// Each worker sees only its share: when to stop is the merged
-		// step's question.
-		return usageErrorf("--runs auto needs the merged data: in worker mode give a fixed --runs K")
+	o.sc.StartAt, o.sc.Worker = o.w.at, o.w.info
+	if err := o.sc.CheckSchedule(cmd.Flags().Changed("step-gap")); err != nil {
+		return &UsageError{Err: err}
 	}
 	ui := &console{out: env.Stdout, errw: &lockedWriter{w: env.Stderr}, tty: env.Stderr}
 	base, closeBE, err := o.plan(ctx, env, cmd, ui.errw)
@@ -52,11 +43,10 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 		return err
 	}
 	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
-	cfg, err := o.sweepConfig(kind, loads, sla, think, base)
-	if err != nil {
+	if err := o.configure(base); err != nil {
 		return err
 	}
-	d := sweep.New(cfg, base, &sweepSteps{o: o, ui: ui}, ui.errw)
+	d := sweep.New(o.sc, base, &sweepSteps{o: o, ui: ui}, ui.errw)
 	if err := d.MakeDir(); err != nil {
 		return usageErrorf("cannot create the sweep's folder: %v", err)
 	}
@@ -64,51 +54,22 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	return o.finishSweep(ctx, ui, d, res, err)
 }
 
-// sweepConfig is the driver's configuration from the checked flags.
-func (o *sweepOptions) sweepConfig(kind capacity.Kind, loads []float64, sla capacity.SLA, think load.Think, base *bench.Plan) (sweep.Config, error) {
+// configure completes the sweep's configuration from run's flags and the
+// plan of its steps.
+func (o *sweepOptions) configure(base *bench.Plan) error {
 	price, err := o.sm.pricing()
 	if err != nil {
-		return sweep.Config{}, &UsageError{Err: err}
+		return &UsageError{Err: err}
 	}
-	s, rp := &o.s, &o.f.repeat
-	return sweep.Config{Kind: kind, Loads: loads, SLA: sla, Gate: o.gate, MaxErrorRate: o.maxErrorRate(),
-		Think: think, SpawnRate: s.spawnRate, Seed: uint64(o.f.ds.Seed),
-		StepDuration: s.stepDuration, PromptsPerStep: s.promptsPerStep, StepWarmup: s.stepWarmup,
-		StopWhenSaturated: s.stopWhenSaturated, Refine: s.refine, RequireLoad: s.requireLoad,
-		StartAt: o.w.at, StepGap: s.stepGap, Worker: o.w.info,
-		Repeat:    sweep.Repeat{Runs: rp.runs.k, Auto: rp.runs.auto, CIWidth: rp.ciWidth, MaxRuns: rp.maxRuns},
-		ResultDir: o.f.resultDir, Label: sweepLabel(o.f.label, base), Date: time.Now().Format(bench.DateLayout),
-		KeepRecords: o.w.info != nil || o.f.saveDetailed, Price: price,
-		ExplainKnee: o.f.srv.spec != "", SharedPrefixes: o.sharedPrefixes(), CloudWatch: o.cloudWatch(base),
-	}, nil
-}
-
-// sweepLabel names the sweep: --label, else the endpoint, else the model.
-func sweepLabel(label string, base *bench.Plan) string {
-	if label != "" {
-		return label
+	c, sm := &o.sc, o.sm
+	c.Seed, c.Price, c.ResultDir = uint64(o.f.ds.Seed), price, o.f.resultDir
+	c.Label, c.Date = sweep.Label(o.f.label, base), time.Now().Format(bench.DateLayout)
+	c.KeepRecords = o.w.info != nil || o.f.saveDetailed
+	c.ExplainKnee, c.SharedPrefixes = o.f.srv.spec != "", o.sharedPrefixes()
+	if sm.cloudwatch {
+		c.CloudWatch = sweep.NewCloudWatch(base, sm.inferenceComponent != "", sm.cloudwatchWait, sm.utilization)
 	}
-	if base.Params.EndpointName != "" {
-		return base.Params.EndpointName
-	}
-	return base.Params.ModelID
-}
-
-// cloudWatch is --cloudwatch's reader of instance utilisation (nil
-// without the flag); it only warns where it cannot read.
-func (o *sweepOptions) cloudWatch(base *bench.Plan) *sweep.CloudWatch {
-	sm := o.sm
-	if !sm.cloudwatch {
-		return nil
-	}
-	cw := &sweep.CloudWatch{Wait: sm.cloudwatchWait, Read: sm.utilization}
-	switch {
-	case base.Kind != bench.SageMaker:
-		cw.Skip = "Warning: --cloudwatch reads a SageMaker endpoint's metrics; ignored without --backend sagemaker"
-	case sm.inferenceComponent != "":
-		cw.Skip = "Warning: --cloudwatch: inference components publish utilisation under /aws/sagemaker/InferenceComponents, which llmbench does not read; no utilisation per step"
-	}
-	return cw
+	return nil
 }
 
 // sweepSteps runs a sweep's steps with run's sinks: the progress bar,
@@ -160,8 +121,8 @@ func (s *sweepStep) SetResult(obj *report.Object) { setServerResult(s.sr, obj) }
 
 func (s *sweepStep) Server() *servermetrics.Summary { return s.sr.Summary() }
 
-// finishSweep prints the analysis, writes the sweep file, its CSV and
-// the HTML report, and chooses the exit status.
+// finishSweep reports the sweep (sweep.Driver.Report: the analysis, the
+// sweep file, its CSV and the HTML report) and chooses the exit status.
 func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Driver, res *sweep.Result, err error) error {
 	if errors.Is(err, sweep.ErrNothingMeasured) {
 		if ctx.Err() != nil {
@@ -172,31 +133,8 @@ func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Dr
 	if err != nil {
 		return err
 	}
-	an := res.Sweep
-	fmt.Fprintln(ui.out)
-	if err := capacity.WriteText(ui.out, an); err != nil {
+	if err := d.Report(ui.out, res, o.f.htmlPath); err != nil {
 		return err
-	}
-	path := d.Path()
-	if err := writeFileWith(path, func(w io.Writer) error { return capacity.WriteJSON(w, an) }); err != nil {
-		return fmt.Errorf("saving the sweep: %w", err)
-	}
-	csvPath := strings.TrimSuffix(path, ".json") + ".csv"
-	if err := writeFileWith(csvPath, func(w io.Writer) error { return capacity.WriteCSV(w, an) }); err != nil {
-		return fmt.Errorf("saving the sweep: %w", err)
-	}
-	fmt.Fprintf(ui.out, "Sweep saved to %s (rows: %s; step results in %s/)\n", path, csvPath, d.Dir())
-	if h := o.f.htmlPath; h != "" {
-		err := writeFileWith(h, func(w io.Writer) error {
-			return htmlreport.WriteFiles(w, []string{path}, htmlreport.Options{Title: "llmbench sweep: " + an.Label})
-		})
-		if err != nil {
-			return fmt.Errorf("writing the HTML report: %w", err)
-		}
-		fmt.Fprintf(ui.out, "HTML report written to %s\n", h)
-	}
-	if res.Stopped != "" && res.Dead == "" {
-		fmt.Fprintf(ui.out, "Note: the sweep stopped early: %s.\n", res.Stopped)
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -210,7 +148,8 @@ func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Dr
 }
 
 // writeFileWith writes a file through a temporary name in the same folder
-// and renames it into place, so no reader sees half a file (writeUserFile).
+// and renames it into place, so no reader sees half a file (writeUserFile);
+// merge and run's saves call it, the sweep's files are sweep.Driver.Save's.
 func writeFileWith(path string, write func(io.Writer) error) error {
 	return writeUserFile(path, write)
 }

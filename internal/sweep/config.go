@@ -1,9 +1,11 @@
-// Package sweep drives a capacity sweep: the ladder of loads, --runs
-// repetition, --refine's lengthening and bisection, each step's plan and
-// row, and the analysis at the end (docs/capacity.md). It knows nothing of
-// flags or of how a step is wired to the terminal, the records file or the
-// server's metrics: the command gives it a typed Config and a Stepper, and
-// writes the files and chooses the exit code from its Result.
+// Package sweep drives a capacity sweep: the ladder of loads and the
+// checks of a sweep's settings (settings.go), --runs repetition,
+// --refine's lengthening and bisection, each step's plan and row, the
+// analysis at the end and the files that keep it (docs/capacity.md). It
+// does not parse flags nor know how a step is wired to the terminal, the
+// records file or the server's metrics: the command gives it typed
+// values, a Config and a Stepper, and chooses the exit code from its
+// Result.
 package sweep
 
 import (
@@ -95,8 +97,12 @@ type CloudWatch struct {
 	// Skip, when not "", is the warning printed instead of reading.
 	Skip string
 	Wait time.Duration
-	Read func(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error)
+	Read ReadUtilization
 }
+
+// ReadUtilization reads an endpoint's instance utilisation between start
+// and end, waiting up to wait for CloudWatch to publish it.
+type ReadUtilization func(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error)
 
 // Stepper is what only the command can do for a step: run its plan with
 // the progress bar, the live series (under phase), the records file
