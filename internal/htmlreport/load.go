@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/plan"
@@ -212,8 +211,7 @@ func fromRecords(recs []record.Record, outLens []int) []Request {
 func resultRun(f *report.CompareFile) (*Run, error) {
 	path := f.Path
 	run := &Run{Path: path, Result: f}
-	beside := strings.TrimSuffix(path, ".json") + ".records.jsonl"
-	if beside != path {
+	if beside := record.BesideResult(path); beside != "" {
 		if r, err := savedfile.ReadRun(beside, savedfile.Records); err == nil {
 			if rr, err := recordsRun(beside, &r.Params, r.Records); err == nil {
 				run.Requests, run.SLOms = rr.Requests, rr.SLOms
