@@ -125,15 +125,7 @@ func Load(path string) (*Input, error) {
 // recordsRun summarizes the records read from path as "llmbench
 // metrics" does, keeping the records as the per-request data.
 func recordsRun(path string, p *record.Params, recs []record.Record) (*Run, error) {
-	var counter metrics.TokenCounter
-	if p.Tokenizer == record.TokenizerWhitespace {
-		counter = metrics.Whitespace{}
-	}
-	mp, err := metrics.ParamsFrom(p, counter)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	s, err := metrics.Summarize(recs, mp)
+	s, err := metrics.SummarizeRecords(p, recs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

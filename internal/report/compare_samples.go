@@ -101,15 +101,7 @@ func recordsBeside(beside string) []request {
 	if err != nil {
 		return nil
 	}
-	var counter metrics.TokenCounter
-	if p.Tokenizer == record.TokenizerWhitespace {
-		counter = metrics.Whitespace{}
-	}
-	mp, err := metrics.ParamsFrom(&p, counter)
-	if err != nil {
-		return nil
-	}
-	s, err := metrics.Summarize(recs, mp)
+	s, err := metrics.SummarizeRecords(&p, recs)
 	if err != nil {
 		return nil
 	}
