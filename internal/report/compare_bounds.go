@@ -48,6 +48,39 @@ func ParseBound(s string) (Bound, error) {
 	return b, nil
 }
 
+// ParseBounds parses --fail-if expressions (ParseBound), in order; nil
+// for none.
+func ParseBounds(exprs []string) ([]Bound, error) {
+	var out []Bound
+	for _, s := range exprs {
+		b, err := ParseBound(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// LoadComparison is compare over result files: it reads and labels the
+// files at paths, judges their changes at alpha and evaluates bounds
+// (Comparison.CheckBounds): crossed must fail the command, noise are
+// crossings too small to be told from noise. Every error is in the input.
+func LoadComparison(paths []string, bounds []Bound, alpha float64) (c *Comparison, crossed, noise []Crossing, err error) {
+	files := make([]*CompareFile, len(paths))
+	for i, path := range paths {
+		if files[i], err = ReadCompareFile(path); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	LabelCompareFiles(files)
+	c = NewComparison(files, CompareOptions{Alpha: alpha})
+	if crossed, noise, err = c.CheckBounds(bounds); err != nil {
+		return nil, nil, nil, err
+	}
+	return c, crossed, noise, nil
+}
+
 // Crossed reports whether x (a percentage when the bound is relative) is
 // beyond the bound.
 func (b *Bound) Crossed(x float64) bool {
