@@ -137,12 +137,7 @@ func (o *compareOptions) run(env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stderr, "Report written to %s\n", o.htmlPath)
 	}
-	for _, c := range noise {
-		fmt.Fprintln(env.Stderr, "fail-if (ignored):", c.Reason)
-	}
-	for _, c := range crossed {
-		fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
-	}
+	report.WriteCrossings(env.Stderr, crossed, noise)
 	if len(crossed) > 0 {
 		return &ExitError{Code: 1, Msg: fmt.Sprintf("%d --fail-if bound(s) crossed", len(crossed))}
 	}

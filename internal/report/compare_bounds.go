@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -79,6 +80,18 @@ func LoadComparison(paths []string, bounds []Bound, alpha float64) (c *Compariso
 		return nil, nil, nil, err
 	}
 	return c, crossed, noise, nil
+}
+
+// WriteCrossings writes compare's --fail-if lines, one a bound crossed:
+// first those too small to be told from noise ("fail-if (ignored): "),
+// then those that fail the command ("fail-if: ").
+func WriteCrossings(w io.Writer, crossed, noise []Crossing) {
+	for _, c := range noise {
+		fmt.Fprintln(w, "fail-if (ignored):", c.Reason)
+	}
+	for _, c := range crossed {
+		fmt.Fprintln(w, "fail-if:", c.Reason)
+	}
 }
 
 // Crossed reports whether x (a percentage when the bound is relative) is

@@ -114,3 +114,17 @@ func TestWriteComparisonFormats(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteCrossings(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	WriteCrossings(&buf, []Crossing{{Reason: "B: a"}, {Reason: "C: b"}}, []Crossing{{Reason: "B: c: not significant"}})
+	want := "fail-if (ignored): B: c: not significant\nfail-if: B: a\nfail-if: C: b\n"
+	if buf.String() != want {
+		t.Errorf("got %q, want %q", buf.String(), want)
+	}
+	buf.Reset()
+	if WriteCrossings(&buf, nil, nil); buf.Len() != 0 {
+		t.Errorf("none: %q", buf.String())
+	}
+}
