@@ -5,8 +5,8 @@ import (
 	"github.com/llmbench/llmbench/internal/record"
 )
 
-// DateLayout is the result's date stamp (vLLM's %Y%m%d-%H%M%S).
-const DateLayout = "20060102-150405"
+// DateLayout is the result's date stamp (record.DateLayout).
+const DateLayout = record.DateLayout
 
 // Summary is a step's figures and the params they were computed with.
 type Summary struct {

@@ -16,6 +16,13 @@ type Need struct {
 	RPS   float64 `json:"rps,omitempty"`
 }
 
+// Valid reports whether n is a need Choose takes: at most one of Users
+// and RPS set, neither negative, infinite or NaN (none set: no need).
+func (n Need) Valid() bool {
+	sum := n.Users + n.RPS
+	return n.Users >= 0 && n.RPS >= 0 && !(n.Users > 0 && n.RPS > 0) && !math.IsInf(sum, 0) && !math.IsNaN(sum)
+}
+
 // set reports whether a need was given.
 func (n Need) set() bool { return n.Users > 0 || n.RPS > 0 }
 

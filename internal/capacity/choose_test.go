@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -114,6 +115,29 @@ func TestMoney2(t *testing.T) {
 	for in, want := range map[float64]string{0: "0.00", 9.999: "10.00", 1234.5: "1,234.50", 1234567.891: "1,234,567.89", -1500: "-1,500.00"} {
 		if got := USD(in); got != want {
 			t.Errorf("USD(%v) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNeedValid(t *testing.T) {
+	t.Parallel()
+	inf, nan := math.Inf(1), math.NaN()
+	for _, tc := range []struct {
+		need Need
+		want bool
+	}{
+		{Need{}, true}, // no need: the candidates alone
+		{Need{Users: 40}, true},
+		{Need{RPS: 12.5}, true},
+		{Need{Users: 40, RPS: 1}, false},
+		{Need{Users: -1}, false},
+		{Need{RPS: -0.5}, false},
+		{Need{Users: inf}, false},
+		{Need{RPS: nan}, false},
+		{Need{Users: -inf}, false},
+	} {
+		if got := tc.need.Valid(); got != tc.want {
+			t.Errorf("%+v.Valid() = %v, want %v", tc.need, got, tc.want)
 		}
 	}
 }

@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"math"
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/report"
@@ -111,147 +107,55 @@ func (o *compareOptions) run(env *Env, args []string) error {
 	if !(o.alpha > 0 && o.alpha <= 1) {
 		return usageErrorf("--alpha %g: want a level in (0, 1], e.g. 0.05 (1 turns the tests off)", o.alpha)
 	}
-	sweeps, err := sweepArgs(args)
+	sweeps, err := savedfile.Count(args, savedfile.Sweep)
 	if err != nil {
-		return err
+		return &UsageError{Err: err}
 	}
-	if sweeps {
-		if len(o.bounds) > 0 || o.htmlPath != "" {
-			return usageErrorf("--fail-if and --html compare result files; for sweep files use llmbench report SWEEP.json")
-		}
-		return compareSweeps(env, args, o.need, o.format)
+	if sweeps > 0 && sweeps < len(args) {
+		return usageErrorf("compare takes result files or sweep files, not both (%d of %d are sweeps)", sweeps, len(args))
+	}
+	if sweeps > 0 {
+		return o.sweeps(env, args)
 	}
 	if o.need.Users != 0 || o.need.RPS != 0 {
 		return usageErrorf("--need-users and --need-rps compare sweep files (sweep-*.json), not results")
 	}
-	cmp, crossed, noise, err := loadComparison(args, o.bounds, o.alpha)
+	bounds, err := report.ParseBounds(o.bounds)
 	if err != nil {
-		return err
+		return &UsageError{Err: err}
 	}
-	switch o.format {
-	case "json":
-		err = report.WriteComparisonJSON(env.Stdout, cmp, crossed)
-	case "csv":
-		err = report.WriteComparisonCSV(env.Stdout, cmp)
-	default:
-		err = report.WriteComparisonTable(env.Stdout, cmp)
-	}
+	cmp, crossed, noise, err := report.LoadComparison(args, bounds, o.alpha)
 	if err != nil {
+		return &UsageError{Err: err}
+	}
+	if err := report.WriteComparison(env.Stdout, cmp, crossed, o.format); err != nil {
 		return err
 	}
 	if o.htmlPath != "" {
-		if err := writeCompareHTML(env, o.htmlPath, args, o.bounds, o.alpha); err != nil {
+		if err := htmlreport.WriteFile(o.htmlPath, args, htmlreport.Options{Title: "llmbench compare", Alpha: o.alpha, Bounds: bounds}); err != nil {
 			return err
 		}
+		fmt.Fprintf(env.Stderr, "Report written to %s\n", o.htmlPath)
 	}
-	for _, c := range noise {
-		fmt.Fprintln(env.Stderr, "fail-if (ignored):", c.Reason)
-	}
-	for _, c := range crossed {
-		fmt.Fprintln(env.Stderr, "fail-if:", c.Reason)
-	}
+	report.WriteCrossings(env.Stderr, crossed, noise)
 	if len(crossed) > 0 {
 		return &ExitError{Code: 1, Msg: fmt.Sprintf("%d --fail-if bound(s) crossed", len(crossed))}
 	}
 	return nil
 }
 
-// sweepArgs reports whether the files are sweep files: all of them (true)
-// or none (false); a mix is a usage error.
-func sweepArgs(paths []string) (bool, error) {
-	n := 0
-	for _, p := range paths {
-		k, err := savedfile.Sniff(p)
-		if err != nil {
-			return false, &UsageError{Err: err}
-		}
-		if k == savedfile.Sweep {
-			n++
-		}
+// sweeps compares sweep files as candidates, sized for --need-users or
+// --need-rps, with the recommendation.
+func (o *compareOptions) sweeps(env *Env, paths []string) error {
+	if len(o.bounds) > 0 || o.htmlPath != "" {
+		return usageErrorf("--fail-if and --html compare result files; for sweep files use llmbench report SWEEP.json")
 	}
-	if n > 0 && n < len(paths) {
-		return false, usageErrorf("compare takes result files or sweep files, not both (%d of %d are sweeps)", n, len(paths))
-	}
-	return n > 0, nil
-}
-
-// compareSweeps reads sweep files as candidates, sizes them for need and
-// writes the table or JSON with the recommendation.
-func compareSweeps(env *Env, paths []string, need capacity.Need, format string) error {
-	if need.Users < 0 || need.RPS < 0 || (need.Users > 0 && need.RPS > 0) || math.IsInf(need.Users+need.RPS, 0) || math.IsNaN(need.Users+need.RPS) {
+	if !o.need.Valid() {
 		return usageErrorf("give one of --need-users or --need-rps, a positive number")
 	}
-	files := make([]*report.SweepFile, len(paths))
-	for i, p := range paths {
-		sw, err := savedfile.ReadSweep(p)
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		files[i] = &report.SweepFile{Path: p, Sweep: sw}
-	}
-	ch := capacity.Choose(report.SweepCandidates(files), need)
-	switch format {
-	case "json":
-		return report.WriteChoiceJSON(env.Stdout, ch)
-	case "csv":
-		return report.WriteChoiceCSV(env.Stdout, ch)
-	}
-	return report.WriteChoiceTable(env.Stdout, ch)
-}
-
-// writeCompareHTML writes the compare page of paths, with the --fail-if
-// bounds highlighted and changes judged at alpha, to path.
-func writeCompareHTML(env *Env, path string, paths, bounds []string, alpha float64) error {
-	opt := htmlreport.Options{Title: "llmbench compare", Alpha: alpha}
-	for _, s := range bounds {
-		b, err := report.ParseBound(s)
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		opt.Bounds = append(opt.Bounds, b)
-	}
-	var buf bytes.Buffer
-	if err := htmlreport.WriteFiles(&buf, paths, opt); err != nil {
-		return err
-	}
-	// Through atomicfile (issue 30): an interrupted write never leaves a
-	// half page where an old report was.
-	if err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	}); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "Report written to %s\n", path)
-	return nil
-}
-
-// loadComparison parses the --fail-if bounds, reads and labels the result
-// files, judges the changes at alpha and evaluates the bounds: crossed
-// fail the command, noise are crossings too small to be told from noise.
-// Every error is bad input.
-func loadComparison(paths, bounds []string, alpha float64) (c *report.Comparison, crossed, noise []report.Crossing, err error) {
-	parsed := make([]report.Bound, len(bounds))
-	for i, s := range bounds {
-		b, err := report.ParseBound(s)
-		if err != nil {
-			return nil, nil, nil, &UsageError{Err: err}
-		}
-		parsed[i] = b
-	}
-	files := make([]*report.CompareFile, len(paths))
-	for i, path := range paths {
-		f, err := report.ReadCompareFile(path)
-		if err != nil {
-			return nil, nil, nil, &UsageError{Err: err}
-		}
-		files[i] = f
-	}
-	report.LabelCompareFiles(files)
-	c = report.NewComparison(files, report.CompareOptions{Alpha: alpha})
-	crossed, noise, err = c.CheckBounds(parsed)
+	files, err := savedfile.ReadSweeps(paths)
 	if err != nil {
-		return nil, nil, nil, &UsageError{Err: err}
+		return &UsageError{Err: err}
 	}
-	return c, crossed, noise, nil
+	return report.WriteChoice(env.Stdout, capacity.Choose(report.SweepCandidates(files), o.need), o.format)
 }

@@ -6,14 +6,13 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
-// newMetricsCmd builds "llmbench metrics FILE".
 // metricsOptions are "llmbench metrics"'s flags.
 type metricsOptions struct {
 	format            string
@@ -30,6 +29,7 @@ type metricsOptions struct {
 	steadyStateMinWindow optFloat
 }
 
+// newMetricsCmd builds "llmbench metrics FILE".
 func newMetricsCmd(env *Env) *cobra.Command {
 	o := &metricsOptions{}
 	cmd := &cobra.Command{
@@ -81,12 +81,12 @@ func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 	if err := checkSteadyStateFlags(o.steadyStateThreshold, o.steadyStateMinWindow); err != nil {
 		return err
 	}
-	p, recs, fileFormat, err := readRecords(env, path)
+	p, recs, fileFormat, err := record.ReadPath(path, env.Stdin)
 	if err != nil {
-		return err
+		return &UsageError{Err: err}
 	}
-	if err := o.override(cmd, &p); err != nil {
-		return err
+	if err := o.overrides(cmd.Flags()).Apply(&p, time.Now()); err != nil {
+		return &UsageError{Err: err}
 	}
 	if !cmd.Flags().Changed("extras") {
 		o.extras = fileFormat == record.FormatJSONLines
@@ -102,100 +102,39 @@ func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 	if err := report.WriteWarnings(env.Stderr, s); err != nil {
 		return err
 	}
-	noteUnfinished(env.Stderr, &p, len(recs))
-	return o.print(env.Stdout, s, &p, recs, fileFormat)
-}
-
-// readRecords reads a records file, or standard input for "-".
-func readRecords(env *Env, path string) (record.Params, []record.Record, record.Format, error) {
-	if path != "-" {
-		p, recs, f, err := record.ReadFile(path)
+	report.WriteUnfinishedNote(env.Stderr, &p, len(recs))
+	out := report.RecordsOutput{JSON: o.format == "json", Detailed: o.detailed, Extras: o.extras, Ours: fileFormat == record.FormatJSONLines}
+	if out.Ours {
+		steady, err := recordsSteadyState(&p, recs, s, o.steadyStateOptions())
 		if err != nil {
-			return p, nil, 0, &UsageError{Err: err}
+			return err
 		}
-		return p, recs, f, nil
+		out.WithSteadyState, out.SteadyState = steady.write, steady.value
 	}
-	p, recs, f, err := record.Read(env.Stdin)
-	if err != nil {
-		return p, nil, 0, &UsageError{Err: fmt.Errorf("stdin: %w", err)}
-	}
-	return p, recs, f, nil
+	return report.WriteRecordsMetrics(env.Stdout, s, &p, recs, out)
 }
 
-// override applies the flags given over the file's parameters.
-func (o *metricsOptions) override(cmd *cobra.Command, p *record.Params) error {
-	fl := cmd.Flags()
-	if fl.Changed("percentile-metrics") {
-		p.PercentileMetrics = o.percentileMetrics
+// overrides are the flags given, to be applied over the file's params.
+func (o *metricsOptions) overrides(fl *pflag.FlagSet) metrics.Overrides {
+	var ov metrics.Overrides
+	given := func(name string, v *string) *string {
+		if fl.Changed(name) {
+			return v
+		}
+		return nil
 	}
-	if fl.Changed("metric-percentiles") {
-		p.MetricPercentiles = o.metricPercentiles
-	}
+	ov.PercentileMetrics = given("percentile-metrics", &o.percentileMetrics)
+	ov.MetricPercentiles = given("metric-percentiles", &o.metricPercentiles)
+	ov.Tokenizer, ov.Date = given("tokenizer", &o.tokenizer), given("date", &o.date)
 	if fl.Changed("goodput") {
-		g, err := metrics.ParseGoodput(o.goodput)
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		p.Goodput = g
+		ov.Goodput = append([]string{}, o.goodput...)
 	}
-	if fl.Changed("tokenizer") {
-		p.Tokenizer = o.tokenizer
-	}
-	if fl.Changed("date") {
-		if _, err := time.Parse(bench.DateLayout, o.date); err != nil {
-			return usageErrorf("--date %q: want YYYYMMDD-HHMMSS", o.date)
-		}
-		p.Date = o.date
-	}
-	if p.Date == "" {
-		p.Date = time.Now().Format(bench.DateLayout)
-	}
-	return nil
-}
-
-// noteUnfinished says when the figures cover only part of a run.
-func noteUnfinished(w io.Writer, p *record.Params, n int) {
-	switch {
-	case p.Unfinished:
-		fmt.Fprintf(w, "Note: the run did not finish (stopped early, killed or crashed: the records file has no closing line): the figures cover the %d requests it recorded, and the duration (%.2f s) is estimated from their end times\n", n, p.DurationS)
-	case p.Interrupted:
-		fmt.Fprintln(w, "Note: this run was interrupted (Ctrl-C): the figures cover only the requests it finished")
-	}
-}
-
-// print writes vLLM's result JSON, or the table and our sections.
-func (o *metricsOptions) print(w io.Writer, s *metrics.Summary, p *record.Params, recs []record.Record, fileFormat record.Format) error {
-	steady := steadyStateOut{}
-	if fileFormat == record.FormatJSONLines {
-		var err error
-		if steady, err = recordsSteadyState(p, recs, s, o.steadyStateOptions()); err != nil {
-			return err
-		}
-	}
-	if o.format == "json" {
-		// steady_state is vLLM's Rust client's key, not Python's: it
-		// goes with our extras, so --extras=false stays the object
-		// vllm bench serve (Python) saves.
-		opt := report.ResultOptions{Detailed: o.detailed, Extras: o.extras, WithSteadyState: steady.write && o.extras, SteadyState: steady.value}
-		if err := report.WriteResult(w, s, p, recs, opt); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n")
-		return err
-	}
-	var opt report.RunReportOptions
-	if fileFormat == record.FormatJSONLines {
-		opt.Title = report.StreamSpecifics
-		if p.EndpointName != "" {
-			opt.Title = report.SageMakerSpecifics
-		}
-	}
-	withSteadySection(&opt, steady.value)
-	return report.WriteRunReport(w, s, p, opt)
+	return ov
 }
 
 // withSteadySection prints the steady-state section under vLLM's table,
-// where run prints it (nil ss: none).
+// where run prints it (nil ss: none); merge.go's, as
+// report.RecordsReportOptions does for metrics.
 func withSteadySection(opt *report.RunReportOptions, ss *metrics.SteadyState) {
 	if ss != nil {
 		opt.AfterTable = func(w io.Writer) error { return report.WriteSteadyState(w, ss) }
@@ -214,46 +153,19 @@ func (o *metricsOptions) steadyStateOptions() metrics.SteadyStateOptions {
 	return opt
 }
 
-// recordsSteadyState is the steady_state of llmbench records, as run
-// writes it (runOptions.steadyState, docs/confidence.md#steady_state):
-// absent for a multi-turn run's records (they number their turns), else
-// the object for a closed loop at an infinite rate with max_concurrency
-// whose window exists, null otherwise. opt carries the flags. A replayed
-// trace cannot be told from its records: run writes null for one, this
-// computes a window when its params name a concurrency at rate inf.
+// recordsSteadyState is metrics.RecordsSteadyState as run's
+// steadyStateOut; errors are bad input.
 func recordsSteadyState(p *record.Params, recs []record.Record, s *metrics.Summary, opt metrics.SteadyStateOptions) (steadyStateOut, error) {
-	for i := range recs {
-		if recs[i].Turn > 0 {
-			return steadyStateOut{}, nil
-		}
-	}
-	opt.RateFinite = !p.RequestRate.IsInf()
-	opt.Duration = p.DurationS
-	opt.Percentiles = s.Percentiles
-	if p.MaxConcurrency != nil {
-		opt.MaxConcurrency = *p.MaxConcurrency
-	}
-	ss, err := metrics.SteadyStateOf(recs, s.OutputLens, opt)
+	ss, write, err := metrics.RecordsSteadyState(p, recs, s, opt)
 	if err != nil {
 		return steadyStateOut{}, &UsageError{Err: err}
 	}
-	return steadyStateOut{write: true, value: ss}, nil
+	return steadyStateOut{write: write, value: ss}, nil
 }
 
-// summarizeRecords runs metrics.Summarize on records read from a file,
-// choosing the token counter from p.Tokenizer: the whitespace stand-in, no
-// tokenizer, or (for a tokenizer id) the counts saved in the records.
-// Parameter errors are bad input.
+// summarizeRecords is metrics.SummarizeRecords; errors are bad input.
 func summarizeRecords(p *record.Params, recs []record.Record) (*metrics.Summary, error) {
-	var counter metrics.TokenCounter
-	if p.Tokenizer == record.TokenizerWhitespace {
-		counter = metrics.Whitespace{}
-	}
-	mp, err := metrics.ParamsFrom(p, counter)
-	if err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	s, err := metrics.Summarize(recs, mp)
+	s, err := metrics.SummarizeRecords(p, recs)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}

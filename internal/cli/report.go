@@ -52,15 +52,11 @@ terminal over SSH); it goes to standard output unless -o is given.`,
 			if format != "html" && format != "text" {
 				return usageErrorf("--format %q: want html or text", format)
 			}
-			opt := htmlreport.Options{Title: title}
-			for _, s := range bounds {
-				b, err := report.ParseBound(s)
-				if err != nil {
-					return &UsageError{Err: err}
-				}
-				opt.Bounds = append(opt.Bounds, b)
+			parsed, err := report.ParseBounds(bounds)
+			if err != nil {
+				return &UsageError{Err: err}
 			}
-			page, err := htmlreport.Build(args, opt)
+			page, err := htmlreport.Build(args, htmlreport.Options{Title: title, Bounds: parsed})
 			if err != nil {
 				return &UsageError{Err: err}
 			}

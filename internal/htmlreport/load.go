@@ -19,7 +19,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/plan"
@@ -126,15 +125,7 @@ func Load(path string) (*Input, error) {
 // recordsRun summarizes the records read from path as "llmbench
 // metrics" does, keeping the records as the per-request data.
 func recordsRun(path string, p *record.Params, recs []record.Record) (*Run, error) {
-	var counter metrics.TokenCounter
-	if p.Tokenizer == record.TokenizerWhitespace {
-		counter = metrics.Whitespace{}
-	}
-	mp, err := metrics.ParamsFrom(p, counter)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	s, err := metrics.Summarize(recs, mp)
+	s, err := metrics.SummarizeRecords(p, recs)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -212,8 +203,7 @@ func fromRecords(recs []record.Record, outLens []int) []Request {
 func resultRun(f *report.CompareFile) (*Run, error) {
 	path := f.Path
 	run := &Run{Path: path, Result: f}
-	beside := strings.TrimSuffix(path, ".json") + ".records.jsonl"
-	if beside != path {
+	if beside := record.BesideResult(path); beside != "" {
 		if r, err := savedfile.ReadRun(beside, savedfile.Records); err == nil {
 			if rr, err := recordsRun(beside, &r.Params, r.Records); err == nil {
 				run.Requests, run.SLOms = rr.Requests, rr.SLOms

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/savedfile"
@@ -53,7 +52,7 @@ func RecordsPath(path string) (string, error) {
 	if k == savedfile.Records {
 		return path, nil
 	}
-	recPath := strings.TrimSuffix(path, filepath.Ext(path)) + ".records.jsonl"
+	recPath := record.BesideResult(path)
 	if _, err := os.Stat(recPath); errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s is a summary without per-request records (no %s): run the workers with --save-detailed or --save-records and merge those", path, filepath.Base(recPath))
 	}

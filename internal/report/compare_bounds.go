@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -46,6 +47,51 @@ func ParseBound(s string) (Bound, error) {
 	}
 	b.Value = v
 	return b, nil
+}
+
+// ParseBounds parses --fail-if expressions (ParseBound), in order; nil
+// for none.
+func ParseBounds(exprs []string) ([]Bound, error) {
+	var out []Bound
+	for _, s := range exprs {
+		b, err := ParseBound(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// LoadComparison is compare over result files: it reads and labels the
+// files at paths, judges their changes at alpha and evaluates bounds
+// (Comparison.CheckBounds): crossed must fail the command, noise are
+// crossings too small to be told from noise. Every error is in the input.
+func LoadComparison(paths []string, bounds []Bound, alpha float64) (c *Comparison, crossed, noise []Crossing, err error) {
+	files := make([]*CompareFile, len(paths))
+	for i, path := range paths {
+		if files[i], err = ReadCompareFile(path); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	LabelCompareFiles(files)
+	c = NewComparison(files, CompareOptions{Alpha: alpha})
+	if crossed, noise, err = c.CheckBounds(bounds); err != nil {
+		return nil, nil, nil, err
+	}
+	return c, crossed, noise, nil
+}
+
+// WriteCrossings writes compare's --fail-if lines, one a bound crossed:
+// first those too small to be told from noise ("fail-if (ignored): "),
+// then those that fail the command ("fail-if: ").
+func WriteCrossings(w io.Writer, crossed, noise []Crossing) {
+	for _, c := range noise {
+		fmt.Fprintln(w, "fail-if (ignored):", c.Reason)
+	}
+	for _, c := range crossed {
+		fmt.Fprintln(w, "fail-if:", c.Reason)
+	}
 }
 
 // Crossed reports whether x (a percentage when the bound is relative) is

@@ -43,6 +43,19 @@ func SweepCandidates(files []*SweepFile) []capacity.Candidate {
 	return out
 }
 
+// WriteChoice writes compare's answer over sweep files in format: "json"
+// (WriteChoiceJSON), "csv" (WriteChoiceCSV), else the table
+// (WriteChoiceTable).
+func WriteChoice(w io.Writer, ch *capacity.Choice, format string) error {
+	switch format {
+	case "json":
+		return WriteChoiceJSON(w, ch)
+	case "csv":
+		return WriteChoiceCSV(w, ch)
+	}
+	return WriteChoiceTable(w, ch)
+}
+
 // WriteChoiceJSON writes compare's answer over sweeps as JSON: need,
 // recommendation ({"label", "instances", "cost_per_hour",
 // "cost_per_month"} or null), every candidate under candidates, the

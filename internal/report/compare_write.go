@@ -121,6 +121,19 @@ func WriteCompareTable(w io.Writer, files []*CompareFile) error {
 	return writeLines(w, CompareTableLines(files))
 }
 
+// WriteComparison writes compare's answer over result files in format:
+// "json" (WriteComparisonJSON, with the crossed bounds), "csv"
+// (WriteComparisonCSV), else the table (WriteComparisonTable).
+func WriteComparison(w io.Writer, c *Comparison, crossed []Crossing, format string) error {
+	switch format {
+	case "json":
+		return WriteComparisonJSON(w, c, crossed)
+	case "csv":
+		return WriteComparisonCSV(w, c)
+	}
+	return WriteComparisonTable(w, c)
+}
+
 // WriteComparisonTable writes ComparisonTableLines.
 func WriteComparisonTable(w io.Writer, c *Comparison) error {
 	return writeLines(w, ComparisonTableLines(c))

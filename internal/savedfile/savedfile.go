@@ -134,6 +134,35 @@ func ReadSweep(path string) (*capacity.Sweep, error) {
 	return capacity.ReadSweep(path)
 }
 
+// Count is how many of paths hold kind k (Sniff); a file that cannot be
+// read is an error.
+func Count(paths []string, k Kind) (int, error) {
+	n := 0
+	for _, p := range paths {
+		got, err := Sniff(p)
+		if err != nil {
+			return 0, err
+		}
+		if got == k {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// ReadSweeps reads sweep files (ReadSweep) for compare, in order.
+func ReadSweeps(paths []string) ([]*report.SweepFile, error) {
+	files := make([]*report.SweepFile, len(paths))
+	for i, p := range paths {
+		sw, err := ReadSweep(p)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = &report.SweepFile{Path: p, Sweep: sw}
+	}
+	return files, nil
+}
+
 // ReadPlan reads a plan file; a file of another kind is an error.
 func ReadPlan(path string) (*plan.Plan, error) {
 	data, err := os.ReadFile(path)

@@ -161,3 +161,40 @@ func TestReadRun(t *testing.T) {
 		t.Errorf("sweep as a plan: %v", err)
 	}
 }
+
+// TestCount: how many files hold a kind; an unreadable file is an error.
+func TestCount(t *testing.T) {
+	t.Parallel()
+	sweep := write(t, "sweep-a.json", read(t, realSweep))
+	result := write(t, "r.json", []byte(`{"duration": 1}`))
+	for _, tc := range []struct {
+		paths []string
+		want  int
+	}{
+		{nil, 0},
+		{[]string{result, result}, 0},
+		{[]string{sweep, result, sweep}, 2},
+	} {
+		if n, err := Count(tc.paths, Sweep); n != tc.want || err != nil {
+			t.Errorf("Count(%v) = %d, %v; want %d", tc.paths, n, err, tc.want)
+		}
+	}
+	if _, err := Count([]string{sweep, filepath.Join(t.TempDir(), "missing.json")}, Sweep); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// TestReadSweeps: sweeps read in order with their paths; the first file
+// that is not a sweep is the error.
+func TestReadSweeps(t *testing.T) {
+	t.Parallel()
+	a, b := write(t, "a.json", read(t, realSweep)), write(t, "b.json", read(t, realSweep))
+	files, err := ReadSweeps([]string{a, b})
+	if err != nil || len(files) != 2 || files[0].Path != a || files[1].Path != b || files[1].Sweep.Label != "sim-batch8" {
+		t.Fatalf("ReadSweeps = %+v, %v", files, err)
+	}
+	result := write(t, "r.json", []byte(`{"duration": 1}`))
+	if _, err := ReadSweeps([]string{a, result}); err == nil || !strings.HasPrefix(err.Error(), result+": not a sweep file") {
+		t.Errorf("a result among sweeps: %v", err)
+	}
+}
