@@ -1,7 +1,7 @@
 package metrics
 
 // Result keys: the names vllm bench serve gives its figures in the saved
-// result JSON (docs/metrics.md#result-json), written by report and read
+// result JSON (docs/metrics.md#result-json-keys), written by report and read
 // back by capacity, compare, htmlreport and the sweep driver. One
 // spelling here, so a reader cannot look for a key the writer never sets.
 const (
