@@ -46,11 +46,7 @@ lists instead, one per string, in order.`,
 			if err != nil {
 				return err
 			}
-			getenv := env.Getenv
-			if getenv == nil {
-				getenv = os.Getenv
-			}
-			tok, err := tokenizer.Load(cmd.Context(), name, tokenizer.Options{Revision: revision, Hub: hfhub.FromEnv(getenv)})
+			tok, err := tokenizer.Load(cmd.Context(), name, tokenizer.Options{Revision: revision, Hub: hfhub.FromEnv(env.Getenv)})
 			if err != nil {
 				return tokenizerError(err)
 			}
