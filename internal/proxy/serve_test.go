@@ -1,13 +1,13 @@
 package proxy
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -60,19 +60,6 @@ func TestSettingsConfig(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer Serve writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-func (b *syncBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); return b.b.String() }
-
 // TestServe: Serve says where it serves (the upstream's password
 // hidden), proxies, and stops when its context ends.
 func TestServe(t *testing.T) {
@@ -80,17 +67,17 @@ func TestServe(t *testing.T) {
 	up := simtest.Start(t, simtest.Fixed(time.Millisecond, 100*time.Microsecond))
 	cfg := Config{Upstream: strings.Replace(up.URL, "http://", "http://u:s3cret@", 1), Route: RouteAuto, PartSize: eventstream.PartSize{N: 7}}
 	ctx, cancel := context.WithCancel(t.Context())
-	var out syncBuffer
+	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, cfg, "127.0.0.1:0", &out) }()
-	var url string
-	for deadline := time.Now().Add(5 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if line, _, ok := strings.Cut(out.String(), "\n"); ok {
-			url = strings.Fields(line)[5]
-			if want := " -> http://u:xxxxx@" + strings.TrimPrefix(up.URL, "http://") + " (part size 7)"; !strings.HasSuffix(line, want) {
-				t.Errorf("line %q, want it to end %q", line, want)
-			}
-		}
+	go func() { err := Serve(ctx, cfg, "127.0.0.1:0", pw); pw.Close(); done <- err }()
+	out := bufio.NewReader(pr)
+	line, err := out.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := strings.Fields(line)[5]
+	if want := " -> http://u:xxxxx@" + strings.TrimPrefix(up.URL, "http://") + " (part size 7)\n"; !strings.HasSuffix(line, want) {
+		t.Errorf("line %q, want it to end %q", line, want)
 	}
 	resp, err := http.Post(url+"/endpoints/ep/invocations", "application/json", strings.NewReader(`{"prompt":"x","max_tokens":2}`))
 	if err != nil {
@@ -101,13 +88,14 @@ func TestServe(t *testing.T) {
 		t.Errorf("status %d", resp.StatusCode)
 	}
 	cancel()
+	rest, _ := io.ReadAll(out)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasSuffix(out.String(), "\nllmbench proxy: stopped\n") {
-		t.Errorf("output %q, want the stop line last", out.String())
+	if string(rest) != "llmbench proxy: stopped\n" {
+		t.Errorf("after the banner %q, want the stop line", rest)
 	}
-	if err := Serve(t.Context(), cfg, "127.0.0.1:-1", &out); err == nil || !strings.HasPrefix(err.Error(), "proxy: ") {
+	if err := Serve(t.Context(), cfg, "127.0.0.1:-1", io.Discard); err == nil || !strings.HasPrefix(err.Error(), "proxy: ") {
 		t.Errorf("Serve on a bad address: %v", err)
 	}
 }
