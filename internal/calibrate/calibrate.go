@@ -11,8 +11,9 @@
 // session.go runs the loads and prints the table and headlines as they
 // come (Run); process.go is the repetition itself, a fresh simulator
 // process ("llmbench sim --truth-log") measured through llmbench's own
-// run path (bench.Execute). `llmbench calibrate` turns its flags into a
-// Config and saves what Run returns.
+// run path (bench.Execute); check.go checks a Config as the command
+// takes it and saves the outcome. `llmbench calibrate` binds its flags
+// to a Config and calls Check, Run and Save.
 package calibrate
 
 import (

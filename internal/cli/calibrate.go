@@ -2,34 +2,24 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/calibrate"
+	"github.com/llmbench/llmbench/internal/host"
 )
-
-// calibrateFlags are "llmbench calibrate"'s settings.
-type calibrateFlags struct {
-	streams    []int
-	ttft, itl  time.Duration
-	tokens     int
-	requests   int
-	minTime    time.Duration
-	repeat     int
-	save       string
-	simBin     string
-	preconnect bool
-}
 
 // newCalibrateCmd builds "llmbench calibrate"; the calibration lives in
 // package calibrate.
 func newCalibrateCmd(env *Env) *cobra.Command {
-	f := &calibrateFlags{}
+	var (
+		c            calibrate.Config
+		save, simBin string
+	)
 	cmd := &cobra.Command{
 		Use:   "calibrate",
 		Short: "Measure this host's own measurement error against the simulator's ground truth",
@@ -51,71 +41,49 @@ that is not resolved (a spread across the bound, too few requests or
 repetitions). See docs/fidelity.md.`,
 		Args: argsBetween(0, 0, "takes flags only"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bin := f.simBin
+			bin := simBin
 			if bin == "" {
 				var err error
 				if bin, err = os.Executable(); err != nil {
 					return fmt.Errorf("calibrate: finding this binary to start the simulator: %w", err)
 				}
 			}
-			return runCalibrate(cmd.Context(), env, f, calibrate.Process(bin, f.config()))
+			return runCalibrate(cmd.Context(), env, &c, save, calibrate.Process(bin, &c))
 		},
 	}
 	fs := cmd.Flags()
-	fs.IntSliceVar(&f.streams, "streams", []int{1, 100, 500, 1000}, "concurrent streams per load (comma list)")
-	fs.DurationVar(&f.ttft, "ttft", 50*time.Millisecond, "simulator time to first token")
-	fs.DurationVar(&f.itl, "itl", 10*time.Millisecond, "simulator inter-token latency")
-	fs.IntVar(&f.tokens, "tokens", 10, "output tokens per request")
-	fs.IntVar(&f.requests, "requests", calibrate.MinHeadlineRequests, "at least this many requests per repetition of each load (the headline needs 100)")
-	fs.DurationVar(&f.minTime, "min-time", time.Second, "at least this much nominal request time (TTFT + token gaps, per wave) per repetition of each load")
-	fs.IntVar(&f.repeat, "repeat", 5, "repetitions of each load, each against a fresh simulator (the headline needs 2)")
-	fs.StringVar(&f.save, "save", "", "write the calibration as JSON to this file")
-	fs.StringVar(&f.simBin, "sim-bin", "", "llmbench binary to run the simulator with (default: this one)")
-	fs.BoolVar(&f.preconnect, "preconnect", false, "open the connections before each repetition, as run --preconnect")
+	fs.IntSliceVar(&c.Streams, "streams", []int{1, 100, 500, 1000}, "concurrent streams per load (comma list)")
+	fs.DurationVar(&c.TTFT, "ttft", 50*time.Millisecond, "simulator time to first token")
+	fs.DurationVar(&c.ITL, "itl", 10*time.Millisecond, "simulator inter-token latency")
+	fs.IntVar(&c.Tokens, "tokens", 10, "output tokens per request")
+	fs.IntVar(&c.Rule.Requests, "requests", calibrate.MinHeadlineRequests, "at least this many requests per repetition of each load (the headline needs 100)")
+	fs.DurationVar(&c.Rule.MinTime, "min-time", time.Second, "at least this much nominal request time (TTFT + token gaps, per wave) per repetition of each load")
+	fs.IntVar(&c.Repeat, "repeat", 5, "repetitions of each load, each against a fresh simulator (the headline needs 2)")
+	fs.StringVar(&save, "save", "", "write the calibration as JSON to this file")
+	fs.StringVar(&simBin, "sim-bin", "", "llmbench binary to run the simulator with (default: this one)")
+	fs.BoolVar(&c.Preconnect, "preconnect", false, "open the connections before each repetition, as run --preconnect")
 	return cmd
 }
 
-// config is the calibration the flags ask for.
-func (f *calibrateFlags) config() *calibrate.Config {
-	return &calibrate.Config{Streams: f.streams, TTFT: f.ttft, ITL: f.itl, Tokens: f.tokens,
-		Rule: calibrate.Rule{Requests: f.requests, MinTime: f.minTime}, Repeat: f.repeat, Preconnect: f.preconnect}
-}
-
-// runCalibrate checks the flags and the host's file limit for every
-// load, runs the calibration with runRep (calibrate.Process; tests
-// substitute their own) and saves it.
-func runCalibrate(ctx context.Context, env *Env, f *calibrateFlags, runRep calibrate.RepetitionFunc) error {
-	if len(f.streams) == 0 || f.ttft < 0 || f.itl < 0 {
-		return usageErrorf("--streams needs at least one load, --ttft and --itl must not be negative")
-	}
-	if f.tokens < 2 { // one token has no inter-token gap: the ITL error would have no figure
-		return usageErrorf("--tokens %d: want at least 2 (the ITL error needs a gap between two tokens)", f.tokens)
-	}
-	if f.requests < 1 || f.repeat < 1 || f.minTime < 0 {
-		return usageErrorf("--requests and --repeat need at least 1, --min-time must not be negative")
-	}
-	c := f.config()
-	perRep := make([]int, len(f.streams))
-	for i, n := range f.streams {
-		if n < 1 || n > maxNumPrompts {
-			return usageErrorf("--streams %d: want 1..%d", n, maxNumPrompts)
-		}
-		if err := ensureFileLimit(n); err != nil { // the simulator is another process, with its own
-			return err
-		}
-		perRep[i] = c.Rule.RequestsPerRepetition(n, c.Nominal())
-		if perRep[i] > maxNumPrompts {
-			return usageErrorf("--streams %d with --min-time %v at %v per request needs %d requests per repetition, more than %d; lower --min-time or raise --ttft/--itl",
-				n, f.minTime, c.Nominal(), perRep[i], maxNumPrompts)
-		}
+// runCalibrate checks c and the host's file limit for every load, runs
+// the calibration with runRep (calibrate.Process; tests substitute their
+// own) and saves it.
+func runCalibrate(ctx context.Context, env *Env, c *calibrate.Config, save string, runRep calibrate.RepetitionFunc) error {
+	perRep, err := c.Check(maxNumPrompts)
+	var fl *host.FileLimitError
+	switch {
+	case errors.As(err, &fl): // the host as it is cannot run it
+		return &ExitError{Code: 1, Msg: err.Error()}
+	case err != nil:
+		return &UsageError{Err: err}
 	}
 	res, err := calibrate.Run(ctx, c, perRep, runRep, env.Stdout)
-	if err != nil || f.save == "" {
+	if err != nil || save == "" {
 		return err
 	}
-	if err := atomicfile.Write(f.save, 0o644, func(w io.Writer) error { return calibrate.WriteJSON(w, res) }); err != nil {
+	if err := calibrate.Save(save, res); err != nil {
 		return fmt.Errorf("calibrate: --save: %w", err)
 	}
-	fmt.Fprintf(env.Stdout, "Calibration saved to %s\n", f.save)
+	fmt.Fprintf(env.Stdout, "Calibration saved to %s\n", save)
 	return nil
 }

@@ -92,9 +92,9 @@ func TestCalibrateHeadline(t *testing.T) {
 	save := filepath.Join(t.TempDir(), "cal.json")
 	fake := &fakeRepetitions{asked: map[int][]int{}, means: map[int][]float64{
 		1: {0.3, 0.25, 0.35}, 100: {0.8, 1.3, 0.9}, 500: {3, 4.5, 4.9}, 1000: {20, 30, 25}}}
-	f := &calibrateFlags{streams: []int{1, 100, 500, 1000}, ttft: 50e6, itl: 10e6, tokens: 10, requests: 100, minTime: 2e9, repeat: 3, save: save}
+	c := &calibrate.Config{Streams: []int{1, 100, 500, 1000}, TTFT: 50e6, ITL: 10e6, Tokens: 10, Rule: calibrate.Rule{Requests: 100, MinTime: 2e9}, Repeat: 3}
 	var out bytes.Buffer
-	if err := runCalibrate(t.Context(), &Env{Stdout: &out}, f, fake.run); err != nil {
+	if err := runCalibrate(t.Context(), &Env{Stdout: &out}, c, save, fake.run); err != nil {
 		t.Fatal(err)
 	}
 	// 140 ms per request: 2 s is 15 waves, past the 100 requests' count

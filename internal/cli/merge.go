@@ -1,14 +1,14 @@
 package cli
 
 import (
-	"fmt"
-	"io"
+	"errors"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/merge"
 	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // newMergeCmd builds "llmbench merge".
@@ -52,93 +52,39 @@ See docs/distributed.md.`,
 	return cmd
 }
 
-// runMerge reads, merges, prints the table and writes the outputs.
+// mergeRules are merge's rules as the other commands apply them: the
+// figures of records as llmbench metrics computes them, the user's files
+// through writeUserFile, the sweep's mark of a late step.
+var mergeRules = merge.Rules{Figures: mergedFigures, WriteFile: writeUserFile, LateMarker: sweep.LateMarker}
+
+// sweepWorkerGlob and stepDir are merge's, by the names the sweep
+// tests use.
+const sweepWorkerGlob = merge.SweepWorkerGlob
+
+func stepDir(sweepPath string) string { return merge.StepDir(sweepPath) }
+
+// runMerge merges (merge.Rules.Run); a refused input exits 2.
 func runMerge(env *Env, args []string, output, saveRecords string) error {
-	sweeps, err := merge.SweepFiles(args)
-	if err != nil {
-		err = &UsageError{Err: err}
-	} else {
-		sweeps, err = merge.Unique(sweeps)
+	err := mergeRules.Run(args, merge.Outputs{Result: output, Records: saveRecords}, env.Stdout, env.Stderr)
+	if ie := (*merge.InputError)(nil); errors.As(err, &ie) {
+		return &UsageError{Err: ie.Err}
 	}
-	if err != nil || len(sweeps) > 0 {
-		if err == nil && saveRecords != "" {
-			err = usageErrorf("--save-records merges one run; a sweep's merged steps are saved beside -o")
-		}
-		if err != nil {
-			return err
-		}
-		return mergeSweeps(env, sweeps, output)
-	}
-	inputs, err := merge.ReadWorkers(args)
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	m, err := merge.Merge(inputs)
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	s, err := summarizeRecords(&m.Params, m.Records)
-	if err != nil {
-		return err
-	}
-	merge.WriteNotes(env.Stderr, m)
-	if err := report.WriteWarnings(env.Stderr, s); err != nil {
-		return err
-	}
-	// What `llmbench metrics` prints for a records file.
-	title := report.StreamSpecifics
-	if m.Params.EndpointName != "" {
-		title = report.SageMakerSpecifics
-	}
-	steady, err := recordsSteadyState(&m.Params, m.Records, s, metrics.SteadyStateOptions{})
-	if err != nil {
-		return err
-	}
-	opt := report.RunReportOptions{Title: title}
-	withSteadySection(&opt, steady.value) // metrics.go
-	if err := report.WriteRunReport(env.Stdout, s, &m.Params, opt); err != nil {
-		return err
-	}
-	if saveRecords != "" {
-		if err := writeMergedRecords(saveRecords, m); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "Merged records saved to %s\n", saveRecords)
-	}
-	if output == "" {
-		return nil
-	}
-	obj, _, err := mergedObject(m, s)
-	if err != nil {
-		return err
-	}
-	path, err := report.SaveResult("", output, false, obj)
-	if err != nil {
-		return fmt.Errorf("saving merged result: %w", err)
-	}
-	fmt.Fprintf(env.Stdout, "Merged result saved to %s\n", path)
-	return nil
+	return err
 }
 
-// mergedObject is the merged result JSON (merge.Object) with
-// steady_state as llmbench metrics computes it from records; and the
-// steady state.
-func mergedObject(m *merge.Result, s *metrics.Summary) (*report.Object, *metrics.SteadyState, error) {
-	steady, err := recordsSteadyState(&m.Params, m.Records, s, metrics.SteadyStateOptions{})
+// mergedFigures are merged records' figures, as llmbench metrics
+// computes them for a records file (its errors are usage errors).
+func mergedFigures(p *record.Params, recs []record.Record) (*merge.Figures, error) {
+	s, err := summarizeRecords(p, recs)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	obj, err := merge.Object(m, s, report.ResultOptions{WithSteadyState: steady.write, SteadyState: steady.value})
+	steady, err := recordsSteadyState(p, recs, s, metrics.SteadyStateOptions{})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return obj, steady.value, nil
+	return &merge.Figures{Summary: s, Steady: steady.value, WithSteady: steady.write}, nil
 }
 
-// writeMergedRecords saves the merged records (merge.WriteRecords).
-func writeMergedRecords(path string, m *merge.Result) error {
-	if err := writeUserFile(path, func(w io.Writer) error { return merge.WriteRecords(w, m) }); err != nil {
-		return fmt.Errorf("merged records: %w", err)
-	}
-	return nil
-}
+// writeMergedRecords saves the merged records (merge.Rules.SaveRecords).
+func writeMergedRecords(path string, m *merge.Result) error { return mergeRules.SaveRecords(path, m) }

@@ -1,42 +1,24 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/plan"
-	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/savedfile"
 )
 
-// planOptions are plan's flags.
-type planOptions struct {
-	demand                  string
-	peakUsers, offPeakUsers float64
-	profile                 string
-	prices                  string
-	target                  float64
-	minReplicas             int
-	scaleUp, scaleDown      time.Duration
-	endpointName, variant   string
-	resultDir, format       string
-	now                     func() time.Time
-}
-
 // newPlanCmd builds "llmbench plan SWEEP.json... --demand FILE | --peak-users N".
-// The arithmetic lives in package plan; this reads the files, binds the
-// flags and writes the outputs.
+// The plan lives in package plan (Request: the files, the demand, the
+// arithmetic, the saved file); this binds the flags and prints.
 func newPlanCmd(env *Env) *cobra.Command {
-	o := &planOptions{now: time.Now}
+	var (
+		r                 plan.Request
+		resultDir, format string
+	)
 	cmd := &cobra.Command{
 		Use:   "plan SWEEP.json... (--demand FILE | --peak-users N [--profile diurnal|flat])",
 		Short: "Plan a fleet over a day from sweeps: replicas per hour, static and autoscaled cost, autoscaler settings",
@@ -78,87 +60,45 @@ instead) and the plan is saved as plan-DATE.json in --result-dir, which
   llmbench report plan-20261201-120000.json -o plan.html`,
 		Args: argsBetween(1, -1, "want one or more sweep files (sweep-*.json)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.run(env, cmd, args)
+			fl := cmd.Flags()
+			r.Sweeps = args
+			r.Demand.PeakGiven, r.Demand.OffPeakGiven, r.Demand.ProfileGiven = fl.Changed("peak-users"), fl.Changed("off-peak-users"), fl.Changed("profile")
+			return runPlan(env, &r, resultDir, format)
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&o.demand, "demand", "", "demand CSV: time,users or time,requests_per_s, one line per slot (HH:MM)")
-	fs.Float64Var(&o.peakUsers, "peak-users", 0, "without --demand: the peak's concurrent users, for a day of 24 hourly slots")
-	fs.Float64Var(&o.offPeakUsers, "off-peak-users", 0, "with --profile diurnal: the users at 02:00 (default: a tenth of the peak, rounded)")
-	fs.StringVar(&o.profile, "profile", plan.Diurnal, "with --peak-users: diurnal (off-peak 02:00, peak 14:00) or flat")
-	fs.StringVar(&o.prices, "price-per-hour", "", "USD per instance-hour: one `PRICE` for every sweep, or one per sweep in order, comma-separated (default: the sweep's own price)")
-	fs.Float64Var(&o.target, "target-utilisation", plan.DefaultTargetUtilisation, "plan each replica at this fraction of its max load under the SLA (0-1]")
-	fs.IntVar(&o.minReplicas, "min-replicas", 1, "never fewer replicas than this in any slot")
-	fs.DurationVar(&o.scaleUp, "scale-up-delay", 5*time.Minute, "how long a new replica takes to serve (billed from the order)")
-	fs.DurationVar(&o.scaleDown, "scale-down-delay", 15*time.Minute, "how long demand must stay low before a replica is removed")
-	fs.StringVar(&o.endpointName, "endpoint-name", "", "SageMaker endpoint named in the scaling policy (default "+plan.DefaultEndpointName+")")
-	fs.StringVar(&o.variant, "target-variant", plan.DefaultVariant, "SageMaker production variant named in the scaling policy")
-	fs.StringVar(&o.resultDir, "result-dir", ".", "folder for plan-DATE.json")
-	fs.StringVar(&o.format, "format", "table", "standard output: table or json")
+	fs.StringVar(&r.Demand.CSV, "demand", "", "demand CSV: time,users or time,requests_per_s, one line per slot (HH:MM)")
+	fs.Float64Var(&r.Demand.Peak, "peak-users", 0, "without --demand: the peak's concurrent users, for a day of 24 hourly slots")
+	fs.Float64Var(&r.Demand.OffPeak, "off-peak-users", 0, "with --profile diurnal: the users at 02:00 (default: a tenth of the peak, rounded)")
+	fs.StringVar(&r.Demand.Profile, "profile", plan.Diurnal, "with --peak-users: diurnal (off-peak 02:00, peak 14:00) or flat")
+	fs.StringVar(&r.Prices, "price-per-hour", "", "USD per instance-hour: one `PRICE` for every sweep, or one per sweep in order, comma-separated (default: the sweep's own price)")
+	fs.Float64Var(&r.Config.TargetUtilisation, "target-utilisation", plan.DefaultTargetUtilisation, "plan each replica at this fraction of its max load under the SLA (0-1]")
+	fs.IntVar(&r.Config.MinReplicas, "min-replicas", 1, "never fewer replicas than this in any slot")
+	fs.DurationVar(&r.Config.ScaleUpDelay, "scale-up-delay", 5*time.Minute, "how long a new replica takes to serve (billed from the order)")
+	fs.DurationVar(&r.Config.ScaleDownDelay, "scale-down-delay", 15*time.Minute, "how long demand must stay low before a replica is removed")
+	fs.StringVar(&r.Config.EndpointName, "endpoint-name", "", "SageMaker endpoint named in the scaling policy (default "+plan.DefaultEndpointName+")")
+	fs.StringVar(&r.Config.Variant, "target-variant", plan.DefaultVariant, "SageMaker production variant named in the scaling policy")
+	fs.StringVar(&resultDir, "result-dir", ".", "folder for plan-DATE.json")
+	fs.StringVar(&format, "format", "table", "standard output: table or json")
 	return cmd
 }
 
-// run reads the sweeps and the demand, plans, prints and saves.
-func (o *planOptions) run(env *Env, cmd *cobra.Command, args []string) error {
-	if o.format != "table" && o.format != "json" {
-		return usageErrorf("--format %q: want table or json", o.format)
+// runPlan plans (plan.Request.Plan), saves the plan file and prints the
+// table or the file.
+func runPlan(env *Env, r *plan.Request, resultDir, format string) error {
+	if format != "table" && format != "json" {
+		return usageErrorf("--format %q: want table or json", format)
 	}
-	if !(o.target > 0 && o.target <= 1) {
-		return usageErrorf("--target-utilisation %v: want more than 0, at most 1", o.target)
-	}
-	fl := cmd.Flags()
-	src := plan.DemandSource{CSV: o.demand, Peak: o.peakUsers, PeakGiven: fl.Changed("peak-users"),
-		OffPeak: o.offPeakUsers, OffPeakGiven: fl.Changed("off-peak-users"), Profile: o.profile, ProfileGiven: fl.Changed("profile")}
-	d, err := src.Demand()
+	p, err := r.Plan(savedfile.ReadSweep)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	prices, err := plan.ParsePrices(o.prices)
-	if err == nil {
-		err = prices.Check(len(args))
-	}
+	path, err := plan.Save(resultDir, time.Now().Format(bench.DateLayout), p)
 	if err != nil {
-		return &UsageError{Err: err}
-	}
-	files := make([]*report.SweepFile, len(args))
-	for i, p := range args {
-		sw, err := savedfile.ReadSweep(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return usageErrorf("sweep file %s does not exist", p)
-		}
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		prices.Apply(i, sw)
-		files[i] = &report.SweepFile{Path: p, Sweep: sw}
-	}
-	cands := report.SweepCandidates(files)
-	in := make([]plan.Input, len(files))
-	for i := range files {
-		in[i] = plan.Input{Candidate: cands[i], Sweep: files[i].Sweep}
-	}
-	p, err := plan.Make(in, d, plan.Config{TargetUtilisation: o.target, MinReplicas: o.minReplicas,
-		ScaleUpDelay: o.scaleUp, ScaleDownDelay: o.scaleDown, EndpointName: o.endpointName, Variant: o.variant})
-	if err == nil {
-		err = plan.NotPlanned(p)
-	}
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	var js bytes.Buffer
-	if err := plan.WriteJSON(&js, p); err != nil {
 		return err
 	}
-	// --result-dir is made when missing, as run and sweep make theirs.
-	if err := os.MkdirAll(o.resultDir, 0o755); err != nil {
-		return err
-	}
-	path := filepath.Join(o.resultDir, plan.FileName(o.now().Format(bench.DateLayout)))
-	if err := writeUserFile(path, func(w io.Writer) error { _, err := w.Write(js.Bytes()); return err }); err != nil {
-		return err
-	}
-	if o.format == "json" {
-		_, err = env.Stdout.Write(js.Bytes())
+	if format == "json" {
+		err = plan.WriteJSON(env.Stdout, p)
 	} else {
 		err = plan.WriteText(env.Stdout, p)
 	}

@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"context"
+	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -112,20 +111,21 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 // bindSimFaultFlags declares the fault-injection flags (rates in 0..1,
 // deterministic with --seed).
 func bindSimFaultFlags(fs *pflag.FlagSet, ft *sim.Faults) {
+	d := sim.DefaultFaults()
 	fs.Float64Var(&ft.HTTP500Rate, "fault-500", 0, "rate of HTTP 500 answers")
 	fs.Float64Var(&ft.HTTP429Rate, "fault-429", 0, "rate of HTTP 429 answers (with Retry-After)")
-	fs.DurationVar(&ft.RetryAfter, "retry-after", time.Second, "Retry-After sent with 429 (whole seconds)")
+	fs.DurationVar(&ft.RetryAfter, "retry-after", d.RetryAfter, "Retry-After sent with 429 (whole seconds)")
 	fs.Float64Var(&ft.Loading503Rate, "fault-503", 0, "rate of HTTP 503 'model loading' answers")
 	fs.DurationVar(&ft.LoadingFor, "loading-for", 0, "answer 503 to everything (and /health) for this long after start")
 	fs.Float64Var(&ft.DropRate, "fault-drop", 0, "rate of connections dropped mid-stream")
 	fs.Float64Var(&ft.StallRate, "fault-stall", 0, "rate of mid-stream stalls")
-	fs.DurationVar(&ft.StallFor, "stall-for", 5*time.Second, "length of a mid-stream stall")
+	fs.DurationVar(&ft.StallFor, "stall-for", d.StallFor, "length of a mid-stream stall")
 	fs.Float64Var(&ft.MalformedRate, "fault-malformed", 0, "rate of streams with one malformed JSON chunk")
 	fs.Float64Var(&ft.ErrorEventRate, "fault-error-event", 0, "rate of streams ended by an in-stream error object (HTTP 200, then [DONE])")
 	fs.Float64Var(&ft.SlowFirstByteRate, "fault-slow-first-byte", 0, "rate of responses whose headers are delayed")
-	fs.DurationVar(&ft.SlowFirstByteFor, "slow-first-byte", 2*time.Second, "delay of a slow first byte")
+	fs.DurationVar(&ft.SlowFirstByteFor, "slow-first-byte", d.SlowFirstByteFor, "delay of a slow first byte")
 	fs.Float64Var(&ft.ModelStreamErrorRate, "fault-model-stream-error", 0, "SageMaker: rate of ModelStreamError frames mid-stream")
-	fs.StringVar(&ft.ModelStreamErrorCode, "model-stream-error-code", "StreamBroken", "SageMaker: ModelStreamError ErrorCode (StreamBroken or ModelInvocationTimeExceeded)")
+	fs.StringVar(&ft.ModelStreamErrorCode, "model-stream-error-code", d.ModelStreamErrorCode, "SageMaker: ModelStreamError ErrorCode (StreamBroken or ModelInvocationTimeExceeded)")
 	fs.Float64Var(&ft.InternalStreamFailureRate, "fault-internal-stream-failure", 0, "SageMaker: rate of InternalStreamFailure frames mid-stream")
 	fs.Float64Var(&ft.ThrottleRate, "fault-throttle", 0, "SageMaker: rate of ThrottlingException answers")
 	fs.Float64Var(&ft.ModelErrorRate, "fault-model-error", 0, "SageMaker: rate of ModelError (424) answers")
@@ -157,6 +157,7 @@ func given[T any](cmd *cobra.Command, name string, v *T) *T {
 	return nil
 }
 
+// runSim resolves the flags, loads --tokenizer and serves (sim.Serve).
 func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 	o := f.options(cmd)
 	cfg, err := o.Resolve(cfg)
@@ -164,52 +165,15 @@ func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
 		return &UsageError{Err: err}
 	}
 	if f.tokenizer != "" {
-		tok, err := tokenizer.Load(cmd.Context(), f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
-		if err != nil {
+		if cfg.Tokenizer, err = tokenizer.Load(cmd.Context(), f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)}); err != nil {
 			return tokenizerError(err)
 		}
-		cfg.Tokenizer = tok
 	}
-	var logFile *os.File
-	if f.truthLog != "" {
-		logFile, err = os.Create(f.truthLog)
-		if err != nil {
-			return &UsageError{Err: fmt.Errorf("truth log: %v", err)}
-		}
-		defer logFile.Close()
-		cfg.TruthLog = logFile
-	}
-	ctx := cmd.Context()
-	if f.exitAfter > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.exitAfter)
-		defer cancel()
-	}
-	d, err := sim.StartDaemon(ctx, cfg, o.Addrs)
-	if err != nil {
-		return fmt.Errorf("sim: %v", err)
-	}
-	metricsNote := ""
-	if d.MetricsAddr != "" {
-		metricsNote = fmt.Sprintf(", metrics on http://%s/metrics", d.MetricsAddr)
-	}
-	if d.DCGMAddr != "" {
-		metricsNote += fmt.Sprintf(", DCGM metrics on http://%s/metrics", d.DCGMAddr)
-	}
-	fmt.Fprintf(env.Stdout, "llmbench sim: serving %q (%s) on %s%s\n", cfg.Model, sim.Describe(&cfg, f.preset), d.URL, metricsNote)
-	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := withExitAfter(cmd.Context(), f.exitAfter)
 	defer cancel()
-	if err := d.Stop(sctx); err != nil {
-		return fmt.Errorf("sim: shutdown: %v", err)
+	err = sim.Serve(ctx, cfg, o, f.truthLog, env.Stdout)
+	if errors.Is(err, sim.ErrTruthLog) {
+		return &UsageError{Err: err}
 	}
-	if logFile != nil {
-		if err := logFile.Close(); err != nil {
-			return fmt.Errorf("truth log: %v", err)
-		}
-	}
-	st := d.Server.Stats()
-	fmt.Fprintf(env.Stdout, "llmbench sim: stopped after %d requests (%d errors, %d injected faults, %d tokens)\n",
-		st.Requests, st.Errors, st.Faults, st.Tokens)
-	return nil
+	return err
 }

@@ -31,6 +31,7 @@ func TestSimProxyUsageErrors(t *testing.T) {
 		{[]string{"sim", "--payload-format", "xml"}, "payload format"},
 		{[]string{"sim", "--max-num-seqs", "0"}, "must be positive"},
 		{[]string{"sim", "--tokenizer", "/nonexistent/tokenizer.json"}, "tokenizer"},
+		{[]string{"sim", "--truth-log", "/nonexistent/truth.jsonl"}, "truth log: open /nonexistent/truth.jsonl"},
 		{[]string{"proxy"}, "--upstream is required"},
 		{[]string{"proxy", "--upstream", "localhost:8000"}, "want an http:// or https://"},
 		{[]string{"proxy", "--upstream", "http://127.0.0.1:1", "--listen", "10.0.0.1:80"}, "not loopback"},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -43,41 +42,26 @@ lists instead, one per string, in order.`,
 			if batch != "" && len(args) > 0 {
 				return usageErrorf("tokenize: give TEXT or --batch, not both")
 			}
-			var texts []string
-			if batch != "" {
-				b, err := os.ReadFile(batch)
-				if err != nil {
-					return usageErrorf("tokenize: --batch: %v", err)
-				}
-				if err := json.Unmarshal(b, &texts); err != nil {
-					return usageErrorf("tokenize: --batch %s: want a JSON array of strings: %v", batch, err)
-				}
+			texts, err := readBatch(batch)
+			if err != nil {
+				return err
 			}
-			getenv := env.Getenv
-			if getenv == nil {
-				getenv = os.Getenv
-			}
-			tok, err := tokenizer.Load(cmd.Context(), name, tokenizer.Options{Revision: revision, Hub: hfhub.FromEnv(getenv)})
+			tok, err := tokenizer.Load(cmd.Context(), name, tokenizer.Options{Revision: revision, Hub: hfhub.FromEnv(env.Getenv)})
 			if err != nil {
 				return tokenizerError(err)
 			}
 			if batch != "" {
-				return writeBatch(env.Stdout, tok, texts, addSpecial)
+				return tok.WriteBatch(env.Stdout, texts, addSpecial)
 			}
-			var text string
-			if len(args) == 1 {
-				text = args[0]
-			} else {
+			text := strings.Join(args, "")
+			if len(args) == 0 {
 				b, err := io.ReadAll(env.Stdin)
 				if err != nil {
 					return fmt.Errorf("tokenize: reading standard input: %w", err)
 				}
 				text = string(b)
 			}
-			ids := tok.Encode(text, addSpecial)
-			fmt.Fprintln(env.Stdout, idList(ids))
-			fmt.Fprintf(env.Stdout, "%d tokens\n", len(ids))
-			return nil
+			return tokenizer.WriteIDs(env.Stdout, tok.Encode(text, addSpecial))
 		},
 	}
 	f := cmd.Flags()
@@ -88,30 +72,18 @@ lists instead, one per string, in order.`,
 	return cmd
 }
 
-// idList formats ids as a compact JSON array.
-func idList(ids []int) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(id))
+// readBatch reads --batch's texts, a JSON array of strings ("": none).
+func readBatch(path string) ([]string, error) {
+	var texts []string
+	if path == "" {
+		return nil, nil
 	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-func writeBatch(w io.Writer, tok *tokenizer.Tokenizer, texts []string, addSpecial bool) error {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, s := range texts {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(idList(tok.Encode(s, addSpecial)))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageErrorf("tokenize: --batch: %v", err)
 	}
-	b.WriteString("]\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+	if err := json.Unmarshal(b, &texts); err != nil {
+		return nil, usageErrorf("tokenize: --batch %s: want a JSON array of strings: %v", path, err)
+	}
+	return texts, nil
 }

@@ -10,8 +10,10 @@
 // worker, records without a wall-clock anchor). files.go finds and reads
 // the workers' records (folders, a result's records beside it);
 // sweep.go does the same step by step for the workers of a sweep and
-// analyses the merged steps as sweep does. Printing and writing the
-// merged files stay with the command (internal/cli).
+// analyses the merged steps as sweep does. run.go and runsweep.go are
+// the command without its flags (Rules.Run): read, merge, print, write;
+// the figures of records and how a user's file is written come from the
+// command (Rules), which maps InputError to its exit code.
 package merge
 
 import (

@@ -39,6 +39,10 @@
 //	...use run.URL...
 //	err = run.Stop(ctx)
 //
+// As a server of its own ("llmbench sim"): Options.Resolve turns the
+// command's settings into a Config, Serve runs a Daemon (the API and the
+// optional metrics listeners) until its context ends.
+//
 // The package deliberately does not import internal/backend: a fake built
 // from the client's own types could not catch the client's bugs. It shares
 // wire fixtures instead (testdata/wire). It does not authenticate, does not
