@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/config"
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -120,7 +121,7 @@ func newTestRunCmd() *cobra.Command {
 func TestExampleConfig(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join("..", "..", "docs", "examples", "config.yaml")
-	schema := configSchema(newTestRunCmd().Flags())
+	schema := flagset.Schema(newTestRunCmd().Flags(), configOnlyFlags)
 	f, err := config.Load(path, schema)
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +157,7 @@ func TestExampleConfig(t *testing.T) {
 func TestConfigSchemaCoversRunFlags(t *testing.T) {
 	t.Parallel()
 	fs := newTestRunCmd().Flags()
-	schema := configSchema(fs)
+	schema := flagset.Schema(fs, configOnlyFlags)
 	for key := range schema.Keys {
 		name := config.FlagOfKey(key)
 		if fs.Lookup(name) == nil {

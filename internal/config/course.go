@@ -161,3 +161,13 @@ func (c Course) EndpointName() (string, error) {
 	}
 	return strings.TrimSpace(name), nil
 }
+
+// CourseFor finds course name for a configuration file: under its
+// courses_dir beside it, or under DefaultCoursesDir in the working
+// directory without a file (nil).
+func CourseFor(file *File, name string) (Course, error) {
+	if file == nil {
+		return FindCourse(DefaultCoursesDir, ".", name)
+	}
+	return FindCourse(file.CoursesDir, file.Dir, name)
+}
