@@ -207,6 +207,8 @@ func TestConfigErrorExitCodes(t *testing.T) {
 		{[]string{"run", "--config", good, "--course", "c1", "--print-command"}, `course "c1" has no state file`},
 		{[]string{"run", "--print-command", "--", "--num-prompts", "x"}, `after --: invalid argument "x" for --num-prompts`},
 		{[]string{"run", "extra"}, `unexpected argument "extra"`},
+		{[]string{"run", "--config=", "--print-command"}, "--config needs a file (use --no-config for none)"},
+		{[]string{"run", "--config", good, "--print-command", "--", "--self-timed=maybe"}, `after --: invalid argument "maybe" for --self-timed`},
 	} {
 		var out, errb strings.Builder
 		code := Main(t.Context(), "test", tc.args, strings.NewReader(""), &out, &errb)

@@ -15,14 +15,10 @@ import (
 // concurrency 4, random 256-token prompts asking for 128 tokens, 2
 // warm-ups, percentiles 50/95/99.
 var demoDefaults = []struct{ name, value string }{
-	{"num-prompts", "20"},
-	{"max-concurrency", "4"},
-	{"random-input-len", "256"},
-	{"random-output-len", "128"},
-	{"num-warmups", "2"},
-	{"metric-percentiles", "50,95,99"},
-	{"percentile-metrics", "ttft,tpot,itl,e2el"},
-	{"tokenizer", tokenizer.BuiltinGPT2},
+	{"num-prompts", "20"}, {"max-concurrency", "4"},
+	{"random-input-len", "256"}, {"random-output-len", "128"},
+	{"num-warmups", "2"}, {"metric-percentiles", "50,95,99"},
+	{"percentile-metrics", "ttft,tpot,itl,e2el"}, {"tokenizer", tokenizer.BuiltinGPT2},
 }
 
 // newDemoCmd builds "llmbench demo": the built-in simulator on a loopback

@@ -10,35 +10,28 @@ import (
 	"github.com/llmbench/llmbench/internal/config/flagset"
 )
 
-// The project-configuration path of "llmbench run" and "sweep": built-in
-// defaults < config.yaml < flags < flags after "--", resolved once by
-// config.Resolve (which says why each layer wins, what --course implies
-// and when a configured cap leaves a closed loop) and written on the flags
-// once by flagset.Apply, before the Spec is built. A plain "llmbench run"
-// without a file or --course keeps vLLM's defaults.
+// The project configuration of "llmbench run" and "sweep": built-in
+// defaults < config.yaml < flags < flags after "--", with what --course
+// implies, resolved once by config.Resolve (which says why) and written on
+// the flags once, before the Spec is built. Without a file or --course a
+// run keeps vLLM's defaults.
 
-// Sources of a flag's value that count as the user's (userSet).
-const (
-	srcFlag = config.SourceFlag
-	srcDash = config.SourceDash
-)
+// The sources of a value that count as the user's (userSet).
+const srcFlag, srcDash = config.SourceFlag, config.SourceDash
 
-// configFlags are the project-configuration flags of "llmbench run" and
-// what resolving them found.
+// configFlags are the project-configuration flags and what resolving
+// them found.
 type configFlags struct {
 	path         string
 	noConfig     bool
 	course       string
 	printCommand bool
-
 	// sources maps each flag a layer set or the course derived to its
-	// source (nil until resolveConfig ran).
+	// source; nil until resolveConfig ran.
 	sources map[string]config.Source
-
 	// schema, when set, holds the flags the file's keys are checked
-	// against (run's, for sweep: one file means the same for both); nil =
-	// the command's own. runOnly are the flags whose keys the command
-	// leaves to run (sweep has its own ladder of users and time bounds).
+	// against (sweep: run's, one file for both); runOnly are the flags
+	// whose keys the command leaves to run (sweep's ladder and bounds).
 	schema  *pflag.FlagSet
 	runOnly map[string]bool
 }
@@ -57,47 +50,31 @@ func bindConfigFlags(fs *pflag.FlagSet, o *runOptions) {
 	fs.BoolVar(&c.printCommand, "print-command", false, "print the fully resolved llmbench run command (secrets redacted) and exit without sending anything")
 }
 
-// expandNargs rewrites vLLM's "--goodput a b" for pflag (flagset.ExpandNargs).
+// expandNargs rewrites vLLM's "--goodput a b" for pflag.
 func expandNargs(args []string) []string { return flagset.ExpandNargs(args) }
 
-// resolveConfig resolves config.yaml, --course and the arguments after
-// "--" over the command line and writes the outcome on the flags. done is
-// true when nothing more should happen (--print-command printed).
+// resolveConfig resolves the configuration over the command line and the
+// arguments after "--" and writes it on the flags. done is true when
+// nothing more should happen (--print-command printed).
 func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) (done bool, err error) {
 	fs, c := cmd.Flags(), &o.cfg
-	dash := cmd.ArgsLenAtDash()
-	if dash < 0 {
-		dash = len(args)
-	}
-	if dash > 0 {
+	if dash := cmd.ArgsLenAtDash(); dash > 0 || dash < 0 && len(args) > 0 {
 		return false, usageErrorf("unexpected argument %q: run takes flags only (pass-through flags go after --)", args[0])
 	}
-	in := config.Input{Command: cmd.Name(), Flags: flagset.Describe(fs, configOnlyFlags), Skip: c.runOnly, LoopFlag: "users", Loop: o.sweepLoop}
+	in := config.Input{Command: cmd.Name(), Skip: c.runOnly, LoopFlag: "users", Loop: o.sweepLoop}
 	if in.Dash, err = flagset.ParseDash(fs, configOnlyFlags, expandNargs(args)); err != nil {
 		return false, &UsageError{Err: err}
 	}
-	if in.File, err = c.loadFile(fs, env); err != nil {
+	if in.File, in.Course, err = c.load(fs, env); err != nil {
 		return false, err
 	}
-	if c.course != "" || fs.Changed("course") {
-		cr, err := config.CourseFor(in.File, c.course)
-		if err != nil {
-			return false, &UsageError{Err: err}
-		}
-		in.Course = &cr
-	}
-	// Values are checked on a fresh copy of the command's flags.
-	fresh := newRunCmd
+	fresh := newRunCmd // values are checked on a fresh copy of the flags
 	if o.sweepMode {
 		fresh, in.LoopFlag = newSweepCmd, "" // sweep's --users is its ladder
 	}
-	in.Check = flagset.Checker(fresh(env).Flags())
-	res, err := config.Resolve(in)
+	res, err := flagset.Resolve(fs, fresh(env).Flags(), configOnlyFlags, in)
 	if err != nil {
 		return false, &UsageError{Err: err}
-	}
-	if err := flagset.Apply(fs, res.Assign); err != nil {
-		return false, err
 	}
 	c.sources = res.Sources
 	for _, n := range res.Notes {
@@ -109,38 +86,36 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 	if err := o.validate(cmd); err != nil {
 		return false, err
 	}
-	if redacted := config.WriteCommand(env.Stdout, "llmbench "+cmd.Name(), res.Command); redacted > 0 {
+	flags := config.CommandOf(flagset.Describe(fs, configOnlyFlags), c.sources) // as written on them
+	if redacted := config.WriteCommand(env.Stdout, "llmbench "+cmd.Name(), flags); redacted > 0 {
 		fmt.Fprintf(env.Stderr, "Note: %d secret value(s) shown as [redacted].\n", redacted)
 	}
 	return true, nil
 }
 
-// loadFile reads --config, else ./config.yaml when present; nil without a
-// file (or with --no-config). It notes on stderr a file it picked up
-// without being asked, since that changes run's defaults.
-func (c *configFlags) loadFile(fs *pflag.FlagSet, env *Env) (*config.File, error) {
+// load reads --config, else ./config.yaml when present (noted on stderr:
+// it changes run's defaults), and finds --course; nil for none.
+func (c *configFlags) load(fs *pflag.FlagSet, env *Env) (file *config.File, course *config.Course, err error) {
 	path, given := c.path, fs.Changed("config")
 	switch {
 	case c.noConfig && given:
-		return nil, usageErrorf("--config and --no-config: choose one")
-	case c.noConfig:
-		return nil, nil
+		return nil, nil, usageErrorf("--config and --no-config: choose one")
 	case given && path == "":
-		return nil, usageErrorf("--config needs a file (use --no-config for none)")
-	case !given:
-		found, err := config.Locate()
-		if found == "" || err != nil {
-			return nil, err
+		return nil, nil, usageErrorf("--config needs a file (use --no-config for none)")
+	case !given && !c.noConfig:
+		if path, err = config.Locate(); err != nil {
+			return nil, nil, err
+		} else if path != "" {
+			fmt.Fprintf(env.Stderr, "Using %s (--no-config ignores it)\n", path)
 		}
-		path = found
-		fmt.Fprintf(env.Stderr, "Using %s (--no-config ignores it)\n", path)
 	}
+	schema := fs
 	if c.schema != nil {
-		fs = c.schema
+		schema = c.schema
 	}
-	f, err := config.Load(path, flagset.Schema(fs, configOnlyFlags))
+	file, course, err = config.Open(path, flagset.Schema(schema, configOnlyFlags), c.course != "" || fs.Changed("course"), c.course)
 	if err != nil {
-		return nil, &UsageError{Err: err}
+		return nil, nil, &UsageError{Err: err}
 	}
-	return f, nil
+	return file, course, nil
 }

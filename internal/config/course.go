@@ -162,12 +162,25 @@ func (c Course) EndpointName() (string, error) {
 	return strings.TrimSpace(name), nil
 }
 
-// CourseFor finds course name for a configuration file: under its
-// courses_dir beside it, or under DefaultCoursesDir in the working
-// directory without a file (nil).
-func CourseFor(file *File, name string) (Course, error) {
-	if file == nil {
-		return FindCourse(DefaultCoursesDir, ".", name)
+// Open loads the configuration file at path ("" = none) and, when asked
+// (findCourse), finds course name: under the file's courses_dir beside it,
+// else under DefaultCoursesDir in the working directory. nil for none.
+func Open(path string, schema Schema, findCourse bool, course string) (*File, *Course, error) {
+	var file *File
+	template, base := DefaultCoursesDir, "."
+	if path != "" {
+		f, err := Load(path, schema)
+		if err != nil {
+			return nil, nil, err
+		}
+		file, template, base = f, f.CoursesDir, f.Dir
 	}
-	return FindCourse(file.CoursesDir, file.Dir, name)
+	if !findCourse {
+		return file, nil, nil
+	}
+	c, err := FindCourse(template, base, course)
+	if err != nil {
+		return nil, nil, err
+	}
+	return file, &c, nil
 }

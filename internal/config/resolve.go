@@ -10,8 +10,8 @@ import (
 // flags after "--") merged by Merge, then what --course and the endpoint
 // name imply and the closed loop's cap (derive.go). The outcome is a
 // typed set of values, each with its source, that the caller writes on
-// its flags once (package config/flagset does it for pflag) and that
-// --print-command prints. Nothing here knows pflag: a Flag describes a
+// its flags once (package config/flagset does it for pflag), before
+// --print-command prints them (CommandOf). Nothing here knows pflag: a Flag describes a
 // flag, and Input.Check parses a value with the flag's own parser.
 
 // Flag describes one flag of the command the settings are resolved for.
@@ -86,10 +86,6 @@ type Resolved struct {
 	Sources map[string]Source
 	// Notes are the lines to tell the user, in order.
 	Notes []string
-	// Command is the resolved command's flags, for WriteCommand: every
-	// flag set by a source or holding other than its default, in
-	// declaration order, as the flags print their values.
-	Command []CommandFlag
 }
 
 // resolver carries one resolution.
@@ -137,7 +133,6 @@ func Resolve(in Input) (*Resolved, error) {
 		}
 	}
 	r.skipNote()
-	r.command()
 	return &r.out, nil
 }
 
@@ -254,16 +249,18 @@ func (r *resolver) value(name string) string {
 	return vs[0]
 }
 
-// command lists the resolved command's flags (see Resolved.Command).
-func (r *resolver) command() {
-	for _, f := range r.in.Flags {
-		vs, ok := r.shown[f.Name]
-		if !ok {
-			if r.out.Sources[f.Name] == SourceNone && f.IsDefault {
-				continue
-			}
-			vs = f.Values
+// CommandOf lists the resolved command's flags for WriteCommand: every
+// flag a source set (sources: Resolved.Sources) or that holds other than
+// its default, in declaration order. flags describe the flags once the
+// resolution is written on them: flags that share one setting
+// (--self-timed, --no-self-timed) print what the run will use.
+func CommandOf(flags []Flag, sources map[string]Source) []CommandFlag {
+	var out []CommandFlag
+	for _, f := range flags {
+		if sources[f.Name] == SourceNone && f.IsDefault {
+			continue
 		}
-		r.out.Command = append(r.out.Command, CommandFlag{Name: f.Name, Values: vs, List: f.List, Bool: f.Bool, Nargs: f.Nargs})
+		out = append(out, CommandFlag{Name: f.Name, Values: f.Values, List: f.List, Bool: f.Bool, Nargs: f.Nargs})
 	}
+	return out
 }

@@ -207,7 +207,7 @@ func testResolve(t *testing.T, tc resolveCase) {
 		return
 	}
 	var b strings.Builder
-	WriteCommand(&b, "llmbench run", res.Command)
+	WriteCommand(&b, "llmbench run", CommandOf(applied(in.Flags, res), res.Sources))
 	if got := fix(strings.TrimSuffix(strings.TrimPrefix(b.String(), "llmbench run"), "\n")); got != tc.want {
 		t.Errorf("command:\n%s\nwant:\n%s", got, tc.want)
 	}
@@ -255,4 +255,19 @@ func TestResolveAssign(t *testing.T) {
 	if !reflect.DeepEqual(res.Assign, want) {
 		t.Errorf("assign\n%v\nwant\n%v", res.Assign, want)
 	}
+}
+
+// applied describes flags once res is written on them, as flagset.Apply
+// and Describe would.
+func applied(flags []Flag, res *Resolved) []Flag {
+	out := slices.Clone(flags)
+	for _, a := range res.Assign {
+		for i := range out {
+			if out[i].Name == a.Name {
+				out[i].Values, _ = testCheck(a.Name, a.Values)
+				out[i].IsDefault = false
+			}
+		}
+	}
+	return out
 }

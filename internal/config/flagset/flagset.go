@@ -48,6 +48,22 @@ func Describe(fs *pflag.FlagSet, skip map[string]bool) []config.Flag {
 	return out
 }
 
+// Resolve completes in with fs's flags (those in skip left out) and a
+// Check on scratch, a fresh copy of fs's flags, resolves it
+// (config.Resolve) and writes the outcome on fs once (Apply). Its errors
+// are the user's input's.
+func Resolve(fs, scratch *pflag.FlagSet, skip map[string]bool, in config.Input) (*config.Resolved, error) {
+	in.Flags, in.Check = Describe(fs, skip), Checker(scratch)
+	res, err := config.Resolve(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := Apply(fs, res.Assign); err != nil {
+		panic("flagset: " + err.Error()) // checked on scratch: a programming error
+	}
+	return res, nil
+}
+
 // Checker returns a config.Input.Check that parses values on scratch, a
 // fresh copy of the command's flags, so the live flags are written once
 // (Apply) and every value by the flag's own parser.

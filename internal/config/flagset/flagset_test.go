@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -209,5 +210,60 @@ func TestExpandNargs(t *testing.T) {
 		if got := ExpandNargs(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: ExpandNargs(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
 		}
+	}
+}
+
+// sideOf is one of two flags sharing one setting, as --self-timed and
+// --no-self-timed do.
+type sideOf struct {
+	dst    *bool
+	negate bool
+}
+
+func (s sideOf) String() string { return strconv.FormatBool(*s.dst != s.negate) }
+func (s sideOf) Set(v string) error {
+	b, err := strconv.ParseBool(v)
+	*s.dst = b != s.negate
+	return err
+}
+func (s sideOf) Type() string { return "bool" }
+
+// TestResolveWritesOnce: the resolution is written on the live flags once,
+// the scratch copy takes the checks, and the printed command shows what
+// the flags hold, two flags sharing a setting included.
+func TestResolveWritesOnce(t *testing.T) {
+	t.Parallel()
+	newFlags := func() (*pflag.FlagSet, *bool) {
+		fs, _ := newTestFlags()
+		shared := new(bool)
+		fs.Var(sideOf{dst: shared}, "on", "")
+		fs.Var(sideOf{dst: shared, negate: true}, "off", "")
+		fs.Lookup("on").NoOptDefVal, fs.Lookup("off").NoOptDefVal = "true", "true"
+		return fs, shared
+	}
+	live, shared := newFlags()
+	scratch, _ := newFlags()
+	if err := live.Parse([]string{"--on", "--model", "m"}); err != nil {
+		t.Fatal(err)
+	}
+	dash, err := ParseDash(live, skip, []string{"--off", "-n", "0x20"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Resolve(live, scratch, skip, config.Input{Dash: dash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	config.WriteCommand(&b, "x", config.CommandOf(Describe(live, skip), res.Sources))
+	if want := "x \\\n  --num-prompts 32 \\\n  --model m \\\n  --on=false \\\n  --off\n"; b.String() != want || *shared {
+		t.Errorf("command\n%s\nwant\n%s", b.String(), want)
+	}
+	if !live.Changed("num-prompts") || !live.Changed("off") || res.Sources["on"] != config.SourceFlag || res.Sources["off"] != config.SourceDash {
+		t.Errorf("changed or sources wrong: %v", res.Sources)
+	}
+	if _, err := Resolve(live, scratch, skip, config.Input{Dash: []config.Entry{{Name: "num-prompts", Values: []string{"x"}}}}); err == nil ||
+		!strings.HasPrefix(err.Error(), `after --: invalid argument "x" for --num-prompts: `) {
+		t.Errorf("bad value after --: %v", err)
 	}
 }
