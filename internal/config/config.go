@@ -10,9 +10,9 @@
 // (defaults < file < command line < after "--") over plain names; Resolve
 // runs it once for a command's described flags and derives what --course,
 // the endpoint name and a closed loop imply, returning the values to write
-// and the command WriteCommand renders. Nothing here knows pflag: writing
-// the values on the flags is the caller's job (config/flagset). This
-// package never touches the network.
+// (CommandOf and WriteCommand then print the resolved command). Nothing
+// here knows pflag: writing the values on the flags is the caller's job
+// (config/flagset). This package never touches the network.
 package config
 
 import (

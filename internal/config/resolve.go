@@ -11,8 +11,9 @@ import (
 // name imply and the closed loop's cap (derive.go). The outcome is a
 // typed set of values, each with its source, that the caller writes on
 // its flags once (package config/flagset does it for pflag), before
-// --print-command prints them (CommandOf). Nothing here knows pflag: a Flag describes a
-// flag, and Input.Check parses a value with the flag's own parser.
+// --print-command prints them (CommandOf). Nothing here knows pflag: a
+// Flag describes a flag, and Input.Check parses a value with the flag's
+// own parser.
 
 // Flag describes one flag of the command the settings are resolved for.
 type Flag struct {
