@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/config"
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -120,7 +121,7 @@ func newTestRunCmd() *cobra.Command {
 func TestExampleConfig(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join("..", "..", "docs", "examples", "config.yaml")
-	schema := configSchema(newTestRunCmd().Flags())
+	schema := flagset.Schema(newTestRunCmd().Flags(), configOnlyFlags)
 	f, err := config.Load(path, schema)
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +157,7 @@ func TestExampleConfig(t *testing.T) {
 func TestConfigSchemaCoversRunFlags(t *testing.T) {
 	t.Parallel()
 	fs := newTestRunCmd().Flags()
-	schema := configSchema(fs)
+	schema := flagset.Schema(fs, configOnlyFlags)
 	for key := range schema.Keys {
 		name := config.FlagOfKey(key)
 		if fs.Lookup(name) == nil {
@@ -206,6 +207,8 @@ func TestConfigErrorExitCodes(t *testing.T) {
 		{[]string{"run", "--config", good, "--course", "c1", "--print-command"}, `course "c1" has no state file`},
 		{[]string{"run", "--print-command", "--", "--num-prompts", "x"}, `after --: invalid argument "x" for --num-prompts`},
 		{[]string{"run", "extra"}, `unexpected argument "extra"`},
+		{[]string{"run", "--config=", "--print-command"}, "--config needs a file (use --no-config for none)"},
+		{[]string{"run", "--config", good, "--print-command", "--", "--self-timed=maybe"}, `after --: invalid argument "maybe" for --self-timed`},
 	} {
 		var out, errb strings.Builder
 		code := Main(t.Context(), "test", tc.args, strings.NewReader(""), &out, &errb)

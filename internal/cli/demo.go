@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/tokenizer"
@@ -15,29 +15,10 @@ import (
 // concurrency 4, random 256-token prompts asking for 128 tokens, 2
 // warm-ups, percentiles 50/95/99.
 var demoDefaults = []struct{ name, value string }{
-	{"num-prompts", "20"},
-	{"max-concurrency", "4"},
-	{"random-input-len", "256"},
-	{"random-output-len", "128"},
-	{"num-warmups", "2"},
-	{"metric-percentiles", "50,95,99"},
-	{"percentile-metrics", "ttft,tpot,itl,e2el"},
-	{"tokenizer", tokenizer.BuiltinGPT2},
-}
-
-// setDefault changes a flag's value and shown default without marking it
-// as set by the user.
-func setDefault(fs *pflag.FlagSet, name, value string) {
-	fl := fs.Lookup(name)
-	if fl == nil {
-		panic("setDefault: no flag " + name) // a programming error, caught by tests
-	}
-	if err := fl.Value.Set(value); err != nil {
-		panic(fmt.Sprintf("setDefault %s=%s: %v", name, value, err))
-	}
-	fl.DefValue = value
-	// The usage text must not name the old default beside the new one.
-	fl.Usage = defaultNote.ReplaceAllString(fl.Usage, "")
+	{"num-prompts", "20"}, {"max-concurrency", "4"},
+	{"random-input-len", "256"}, {"random-output-len", "128"},
+	{"num-warmups", "2"}, {"metric-percentiles", "50,95,99"},
+	{"percentile-metrics", "ttft,tpot,itl,e2el"}, {"tokenizer", tokenizer.BuiltinGPT2},
 }
 
 // newDemoCmd builds "llmbench demo": the built-in simulator on a loopback
@@ -110,7 +91,7 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 	bindMetricsFlags(fs, &o.m)
 	o.sm = bindSageMakerFlags(fs)
 	for _, d := range demoDefaults {
-		setDefault(fs, d.name, d.value)
+		flagset.SetDefault(fs, d.name, d.value, defaultNote)
 	}
 	fs.StringVar(&preset, "sim-preset", sim.DefaultPreset, "simulator performance preset (see llmbench sim --help)")
 	return cmd

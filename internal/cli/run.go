@@ -28,7 +28,7 @@ type runOptions struct {
 	// sweepMode is set by sweep, whose --users, --think-time and
 	// --spawn-rate are its own ladder's (checkClosedLoop is run's);
 	// sweepLoop then names a closed-loop ladder ("sweep --concurrency";
-	// "" for rates), for dropClosedLoopCap.
+	// "" for rates), for config.Resolve's closed-loop cap.
 	sweepMode bool
 	sweepLoop string
 	// srv is the timed run's view of the server (--server-metrics,

@@ -7,10 +7,12 @@
 // exist is not decided here: the caller passes a Schema (the cli package
 // derives it from run's flags), so a new run flag is a new config key with
 // no change to this package. Merge decides the precedence of the layers
-// (defaults < file < command line < after "--") over plain names, and
-// WriteCommand renders the resolved command; neither knows pflag, and
-// setting flag values is the caller's job. This package never touches the
-// network.
+// (defaults < file < command line < after "--") over plain names; Resolve
+// runs it once for a command's described flags and derives what --course,
+// the endpoint name and a closed loop imply, returning the values to write
+// (CommandOf and WriteCommand then print the resolved command). Nothing
+// here knows pflag: writing the values on the flags is the caller's job
+// (config/flagset). This package never touches the network.
 package config
 
 import (
@@ -151,6 +153,18 @@ func (f *File) Lookup(key string) (Setting, bool) {
 		}
 	}
 	return Setting{}, false
+}
+
+// Locate returns DefaultFile when it exists in the working directory, ""
+// when it does not.
+func Locate() (string, error) {
+	if _, err := os.Stat(DefaultFile); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", nil
+		}
+		return "", fmt.Errorf("looking for %s: %w", DefaultFile, err)
+	}
+	return DefaultFile, nil
 }
 
 // Load reads and parses the configuration file at path.

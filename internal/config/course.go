@@ -161,3 +161,26 @@ func (c Course) EndpointName() (string, error) {
 	}
 	return strings.TrimSpace(name), nil
 }
+
+// Open loads the configuration file at path ("" = none) and, when asked
+// (findCourse), finds course name: under the file's courses_dir beside it,
+// else under DefaultCoursesDir in the working directory. nil for none.
+func Open(path string, schema Schema, findCourse bool, course string) (*File, *Course, error) {
+	var file *File
+	template, base := DefaultCoursesDir, "."
+	if path != "" {
+		f, err := Load(path, schema)
+		if err != nil {
+			return nil, nil, err
+		}
+		file, template, base = f, f.CoursesDir, f.Dir
+	}
+	if !findCourse {
+		return file, nil, nil
+	}
+	c, err := FindCourse(template, base, course)
+	if err != nil {
+		return nil, nil, err
+	}
+	return file, &c, nil
+}

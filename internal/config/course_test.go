@@ -106,3 +106,39 @@ func TestCoursesTemplate(t *testing.T) {
 		t.Errorf("Courses in an empty place = %q", c)
 	}
 }
+
+// TestOpen: the file and the course are found together: the course under
+// the file's courses_dir beside the file, or under courses/ here without
+// one.
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "p", "config.yaml"), "courses_dir: deploy/{course}\nbenchmark:\n  num_prompts: 3\n")
+	writeFile(t, filepath.Join(dir, "p", "deploy", "c1", "README"), "")
+	writeFile(t, filepath.Join(dir, "courses", "c2", "README"), "")
+	t.Chdir(dir)
+	for _, tc := range []struct {
+		path, course string
+		find         bool
+		wantFile     bool
+		wantDir, err string
+	}{
+		{"", "", false, false, "", ""},
+		{"p/config.yaml", "", false, true, "", ""},
+		{"p/config.yaml", "c1", true, true, "p/deploy/c1", ""},
+		{"", "c2", true, false, "courses/c2", ""},
+		{"p/config.yaml", "c2", true, false, "", `course "c2" not found: no folder p/deploy/c2 (courses: c1)`},
+		{"", "", true, false, "", `--course "": want a course folder name`},
+		{"missing.yaml", "c2", true, false, "", "config file missing.yaml not found"},
+	} {
+		f, c, err := Open(tc.path, testSchema, tc.find, tc.course)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%+v: error %v, want %q", tc, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || (f != nil) != tc.wantFile || (c != nil) != (tc.wantDir != "") || c != nil && c.Dir != tc.wantDir {
+			t.Errorf("%+v: file %v, course %+v, %v", tc, f, c, err)
+		}
+	}
+}

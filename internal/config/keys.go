@@ -56,3 +56,36 @@ func SaveResults(file *File) bool {
 	}
 	return false
 }
+
+// Nargs are the flags that vLLM declares with nargs="+": users write
+// "--goodput ttft:200 tpot:50", a file may write one string of several
+// values, and the resolved command writes them so.
+var Nargs = map[string]bool{
+	"goodput":      true,
+	"header":       true,
+	"metadata":     true,
+	"lora-modules": true,
+}
+
+// KeyOf is the shape of the key of flag name, a boolean flag (isBool), a
+// list flag (isList) or a scalar one.
+func KeyOf(name string, isBool, isList bool) Key {
+	var k Key
+	switch {
+	case isBool:
+		k.Bool = true
+	case isList:
+		k.Many = true
+		switch name {
+		case "header", "metadata":
+			k.PairSep = "=" // values may hold spaces: one item each
+		case "goodput":
+			k.PairSep, k.Fields = ":", true
+		default:
+			k.Fields = Nargs[name]
+		}
+	case name == "metric-percentiles" || name == "percentile-metrics":
+		k.Join = ","
+	}
+	return k
+}

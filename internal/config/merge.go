@@ -18,6 +18,9 @@ const (
 	SourceFile                  // the config file's benchmark: section
 	SourceFlag                  // the command line, before "--"
 	SourceDash                  // the flags after "--"
+	// SourceCourse marks a value Resolve derived from --course or the
+	// endpoint name; it is not a layer of Merge.
+	SourceCourse
 )
 
 // String is the source's name in messages and tests.
@@ -31,6 +34,8 @@ func (s Source) String() string {
 		return "flag"
 	case SourceDash:
 		return "after --"
+	case SourceCourse:
+		return "course"
 	}
 	return "unset"
 }
