@@ -48,8 +48,7 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 			fmt.Fprintln(ui.errw, "Warning: CloudWatch:", cwErr)
 		}
 		if cw != nil {
-			e2el, ttft := meanMs(sum, metrics.E2EL), meanMs(sum, metrics.TTFT)
-			if err := cloudwatch.WriteTable(out, cw, e2el, ttft); err != nil {
+			if err := cloudwatch.WriteTable(out, cw, sum.MeanOf(metrics.E2EL), sum.MeanOf(metrics.TTFT)); err != nil {
 				return nil, err
 			}
 			extra["cloudwatch"] = cw
@@ -133,20 +132,5 @@ func (o *runOptions) resultName(p *record.Params) string {
 }
 
 // closedLoopObject is the result's llmbench.closed_loop object of a
-// --users run: what the run was (vLLM's keys cannot say it) and what
-// num_prompts then counts.
-func (o *runOptions) closedLoopObject(sent int) *report.Object {
-	sp := o.resolved
-	u := sp.Load.Users
-	x := report.NewObject()
-	x.Set("users", u.Users)
-	x.Set("think_time", u.Think.String())
-	x.Set("think_time_min_s", u.Think.Min.Seconds())
-	x.Set("think_time_max_s", u.Think.Max.Seconds())
-	x.Set("spawn_rate", u.SpawnRate)
-	x.Set("duration_s", sp.Load.Duration.Seconds())
-	x.Set("warmup_duration_s", u.Warmup.Seconds())
-	x.Set("dataset_prompts", sp.Dataset.NumPrompts)
-	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, sp.Dataset.NumPrompts))
-	return x
-}
+// --users run (report.ClosedLoop.Object).
+func (o *runOptions) closedLoopObject(sent int) *report.Object { return o.closedLoopRun().Object(sent) }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -119,147 +117,86 @@ func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
 	}
 }
 
-// resultInfo is what a saved result records of the SageMaker settings:
-// never the custom attributes' value or anything from the credentials.
+// resultInfo is what a saved result records of the SageMaker settings
+// (sagemaker.Config.ResultInfo), with the region the backend resolved.
 func (f *sageMakerFlags) resultInfo() map[string]any {
-	m := map[string]any{
-		"endpoint_name":  f.endpointName,
-		"payload_format": f.payloadFormat,
-	}
-	add := func(k, v string) {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	region := f.region
-	if f.backend != nil {
-		region = f.backend.AWS().Region
-	}
-	add("region", region)
-	add("endpoint_url", f.endpointURL)
-	add("target_variant", f.targetVariant)
-	add("target_container_hostname", f.targetContainerHostname)
-	add("inference_component", f.inferenceComponent)
-	if f.customAttributes != "" {
-		m["custom_attributes"] = "[redacted]"
-	}
-	add("instance_type", f.instanceType)
-	return m
+	c := f.config(0)
+	c.AWS.Region = f.awsRegion()
+	return c.ResultInfo(f.instanceType)
 }
 
-// cloudWatch reads the endpoint's CloudWatch metrics for a run that sent
-// requests invocations (warm-ups included) between start and end (wall
-// clock), polling up to --cloudwatch-wait. It returns nil, nil when
-// --cloudwatch is off. Call it after the plan is built. The CloudWatch client uses
-// the run's region and credentials, the real CloudWatch endpoint (not
-// --endpoint-url, which points at SageMaker Runtime), or
-// AWS_ENDPOINT_URL_CLOUDWATCH when set.
+// awsRegion is the backend's region once it is set up, else --region.
+func (f *sageMakerFlags) awsRegion() string {
+	if f.backend != nil {
+		return f.backend.AWS().Region
+	}
+	return f.region
+}
+
+// cloudWatch reads the endpoint's CloudWatch metrics of a run
+// (cloudwatch.Reader.Run); nil, nil when --cloudwatch is off. Call it
+// after the plan is built.
 func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, requests int) (*cloudwatch.Summary, error) {
 	if !f.cloudwatch {
 		return nil, nil
 	}
-	if f.backend == nil {
-		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
-	}
-	client := cloudwatch.NewClient(f.backend.AWS(), "")
-	began := time.Now()
-	s, err := cloudwatch.Fetch(ctx, client, cloudwatch.Query{
-		EndpointName:       f.endpointName,
-		VariantName:        f.targetVariant,
-		InferenceComponent: f.inferenceComponent,
-		Start:              start,
-		End:                end,
-		Requests:           requests,
-		Wait:               f.cloudwatchWait,
-	})
-	if err != nil || f.inferenceComponent != "" {
-		return s, err // components publish utilisation elsewhere (/aws/sagemaker/InferenceComponents)
-	}
-	series, err := f.utilization(ctx, start, end, max(0, f.cloudwatchWait-time.Since(began)))
+	r, err := f.reader()
 	if err != nil {
-		s.Warnings = append(s.Warnings, err.Error())
-		return s, nil
+		return nil, err
 	}
-	u := series.Over(start, end)
-	s.Utilization = &u
-	s.Warnings = append(s.Warnings, series.Warnings...)
-	return s, nil
+	return r.Run(ctx, start, end, requests)
 }
 
-// utilization reads the endpoint's instance utilisation from start to
-// end (a run, or a whole sweep), polling up to wait, normalised by the
-// vCPUs and GPUs of --instance-type when the built-in table knows it.
-// Call it after the plan is built.
+// utilization reads the endpoint's instance utilisation from start to end
+// (cloudwatch.Reader.Utilization). Call it after the plan is built.
 func (f *sageMakerFlags) utilization(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error) {
-	if f.backend == nil {
-		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
-	}
-	q := cloudwatch.UtilizationQuery{EndpointName: f.endpointName, VariantName: f.targetVariant, Start: start, End: end, Wait: wait}
-	if p, ok := cost.Lookup(f.instanceType); ok {
-		q.VCPUs, q.GPUs = p.VCPUs, p.GPUCount
-	}
-	return cloudwatch.FetchUtilization(ctx, cloudwatch.NewClient(f.backend.AWS(), ""), q)
-}
-
-// costEstimate prices the run from --price-per-hour or --instance-type;
-// nil, nil when neither was given. duration is the benchmark duration,
-// requests the completed requests, outputTokens the total output tokens.
-func (f *sageMakerFlags) costEstimate(duration time.Duration, requests, outputTokens int) (*cost.Estimate, error) {
-	price, source, ok, err := cost.Resolve(f.instanceType, f.pricePerHour)
-	if err != nil || !ok {
-		return nil, err
-	}
-	e, err := cost.Compute(f.instanceType, price, max(f.instanceCount, 1), duration, requests, outputTokens, source)
+	r, err := f.reader()
 	if err != nil {
 		return nil, err
 	}
-	return &e, nil
+	return r.Utilization(ctx, start, end, wait)
 }
 
-// pricing is the price of the swept endpoint from --price-per-hour or
-// --instance-type and --instance-count, for any backend; nil, nil when
-// neither was given.
-func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
-	price, source, ok, err := cost.Resolve(f.instanceType, f.pricePerHour)
-	if err != nil || !ok {
-		return nil, err
+// reader is the CloudWatch reader of the endpoint, with the run's region
+// and credentials and the real CloudWatch endpoint (not --endpoint-url,
+// which points at SageMaker Runtime; AWS_ENDPOINT_URL_CLOUDWATCH when
+// set), its figures normalised by --instance-type's vCPUs and GPUs when
+// the built-in table knows it.
+func (f *sageMakerFlags) reader() (*cloudwatch.Reader, error) {
+	if f.backend == nil {
+		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
 	}
-	return &capacity.Pricing{InstanceType: f.instanceType, InstanceCount: max(f.instanceCount, 1), USDPerInstanceHour: price, Source: source}, nil
+	r := &cloudwatch.Reader{API: cloudwatch.NewClient(f.backend.AWS(), ""), EndpointName: f.endpointName,
+		VariantName: f.targetVariant, InferenceComponent: f.inferenceComponent, Wait: f.cloudwatchWait}
+	if p, ok := cost.Lookup(f.instanceType); ok {
+		r.VCPUs, r.GPUs = p.VCPUs, p.GPUCount
+	}
+	return r, nil
+}
+
+// instance is the priced endpoint of the cost flags, for any backend.
+func (f *sageMakerFlags) instance() cost.Instance {
+	return cost.Instance{Type: f.instanceType, Count: f.instanceCount, PricePerHour: f.pricePerHour}
+}
+
+// costEstimate prices the run (cost.Instance.Estimate); nil, nil without
+// a price.
+func (f *sageMakerFlags) costEstimate(duration time.Duration, requests, outputTokens int) (*cost.Estimate, error) {
+	return f.instance().Estimate(duration, requests, outputTokens)
+}
+
+// pricing is the price of the swept endpoint; nil, nil without a price.
+func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
+	return capacity.PricingOf(f.instance())
 }
 
 // writeAfterRun prints the cost section (when est is not nil) and, for a
-// SageMaker run against AWS (no --endpoint-url), the reminder that the
-// endpoint bills until deleted, with the command that deletes it.
+// SageMaker endpoint that bills (not a local proxy or simulator), the
+// reminder to delete it (cost.WriteAfterRun).
 func (f *sageMakerFlags) writeAfterRun(w io.Writer, est *cost.Estimate) error {
-	if est != nil {
-		if err := est.Write(w); err != nil {
-			return err
-		}
+	name := f.endpointName
+	if f.config(0).AWS.Local() {
+		name = ""
 	}
-	if f.endpointName == "" || isLoopbackURL(f.endpointURL) {
-		return nil // a local proxy or simulator bills nobody
-	}
-	region := f.region
-	if f.backend != nil {
-		region = f.backend.AWS().Region
-	}
-	return cost.WriteEndpointReminder(w, f.endpointName, region)
-}
-
-// isLoopbackURL reports a URL whose host is this machine (our proxy or
-// simulator); a VPC endpoint URL still reaches a billed endpoint.
-func isLoopbackURL(raw string) bool {
-	if raw == "" {
-		return false
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return cost.WriteAfterRun(w, est, name, f.awsRegion())
 }

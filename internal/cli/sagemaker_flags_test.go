@@ -193,17 +193,6 @@ func TestSageMakerAfterRun(t *testing.T) {
 	}
 }
 
-func TestIsLoopbackURL(t *testing.T) {
-	for in, want := range map[string]bool{
-		"http://127.0.0.1:8080": true, "http://localhost:1": true, "http://[::1]:9": true,
-		"https://vpce-1.runtime.sagemaker.us-east-1.vpce.amazonaws.com": false, "": false,
-	} {
-		if got := isLoopbackURL(in); got != want {
-			t.Errorf("isLoopbackURL(%q) = %v", in, got)
-		}
-	}
-}
-
 // TestSageMakerCloudWatch: --cloudwatch reads metrics with the run's
 // region and credentials from CloudWatch (here AWS_ENDPOINT_URL_CLOUDWATCH,
 // a loopback CBOR responder), not from --endpoint-url.

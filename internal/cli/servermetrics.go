@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 )
@@ -66,53 +65,25 @@ func (o *runOptions) checkServerMetrics(cmd *cobra.Command) error {
 type serverRun = servermetrics.Window
 
 // startServer starts collecting when --server-metrics or
-// --reset-prefix-cache asks for it; nil otherwise.
+// --reset-prefix-cache asks for it (servermetrics.Options.Start); nil
+// otherwise.
 func (o *runOptions) startServer(ctx context.Context, errw io.Writer) *serverRun {
 	f := &o.f.srv
-	if f.spec == "" && !f.resetPrefixCache {
-		return nil
-	}
-	cfg := servermetrics.WindowConfig{Interval: f.interval, Extra: f.names, Insecure: o.f.insecure,
-		Worker: o.w.info != nil, Errw: errw}
-	if f.resetPrefixCache {
-		cfg.ResetBase = o.baseURL()
-	}
-	if f.spec != "" {
-		urls, err := servermetrics.ResolveURLs(f.spec, o.baseURL())
-		if err != nil { // checked in validate; kept for safety
-			fmt.Fprintln(errw, "Warning:", err)
-		}
-		cfg.URLs = urls
-	}
-	return servermetrics.StartWindow(ctx, cfg)
+	opt := servermetrics.Options{Spec: f.spec, Interval: f.interval, Extra: f.names, ResetPrefixCache: f.resetPrefixCache}
+	return opt.Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
 }
 
 // writeServerSection prints the Server Specifics section under the table.
-func writeServerSection(w io.Writer, sr *serverRun) error {
-	if res := sr.Result(); res != nil {
-		return report.WriteServerSpecifics(w, res)
-	}
-	return nil
-}
-
-// serverMetricsKey is where the Result goes in the result file: the
-// llmbench object's server_metrics (see report.SetExtra).
-const serverMetricsKey = report.ExtrasKey + "/server_metrics"
+func writeServerSection(w io.Writer, sr *serverRun) error { return report.WriteServerSection(w, sr) }
 
 // addServerExtras puts the Result in the result's extras and the
 // cross-check's notes in its self_check object.
 func addServerExtras(sr *serverRun, extra map[string]any) {
-	res := sr.Result()
-	if res == nil {
-		return
-	}
-	extra[serverMetricsKey] = res
-	if sc, ok := extra[selfCheckKey].(*report.Object); ok {
-		if notes := sr.CrossCheckNotes(); notes != nil {
-			sc.Set("server_cross_check", notes)
-		}
-	}
+	report.AddServerExtras(extra, sr, selfCheckKey)
 }
+
+// setServerResult puts the Result in a sweep step's result object.
+func setServerResult(sr *serverRun, obj *report.Object) { report.SetServerResult(obj, sr) }
 
 // serverToRecords adds the Result to the records file's closing line, so
 // that llmbench report draws the server's samples from the records alone.
@@ -127,21 +98,5 @@ func serverToRecords(sr *serverRun, rec *recordsOut) {
 }
 
 // sharedPrefixes reports whether the dataset builds prompts on common
-// prefixes, where prefix-cache hits are the point, not contamination.
-func (o *runOptions) sharedPrefixes() bool {
-	d := &o.f.ds
-	switch d.Name {
-	case dataset.PrefixRepetition, dataset.Sonnet:
-		return true
-	case dataset.Random:
-		return d.RandomPrefixLen > 0
-	}
-	return false
-}
-
-// setServerResult puts the Result in a sweep step's result object.
-func setServerResult(sr *serverRun, obj *report.Object) {
-	if res := sr.Result(); res != nil {
-		report.SetExtra(obj, serverMetricsKey, res)
-	}
-}
+// prefixes (dataset.Config.SharedPrefixes).
+func (o *runOptions) sharedPrefixes() bool { return o.f.ds.SharedPrefixes() }
