@@ -54,7 +54,7 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 			extra["cloudwatch"] = cw
 		}
 	}
-	est, err := o.sm.costEstimate(outcome.Duration, sum.Completed, sum.TotalOutput)
+	est, err := o.sm.inst.Estimate(outcome.Duration, sum.Completed, sum.TotalOutput)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}

@@ -17,7 +17,7 @@ import (
 
 // sageMakerFlags holds the flags of "--backend sagemaker", the CloudWatch
 // read-back and the cost estimate. The run command binds them with
-// bindSageMakerFlags and, after a run, calls cloudWatch, costEstimate and
+// bindSageMakerFlags and, after a run, calls cloudWatch, inst.Estimate and
 // writeAfterRun.
 type sageMakerFlags struct {
 	endpointName            string
@@ -35,9 +35,9 @@ type sageMakerFlags struct {
 	cloudwatch     bool
 	cloudwatchWait time.Duration
 
-	instanceType  string
-	instanceCount int
-	pricePerHour  float64
+	// inst is the priced endpoint (--instance-type, --instance-count,
+	// --price-per-hour), for any backend.
+	inst cost.Instance
 
 	// backend is the SageMaker backend the plan was built with; its AWS
 	// configuration (region, credentials) is reused for CloudWatch.
@@ -61,9 +61,9 @@ func bindSageMakerFlags(fs *pflag.FlagSet) *sageMakerFlags {
 	fs.BoolVar(&f.disableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
 	fs.BoolVar(&f.cloudwatch, "cloudwatch", false, "after a SageMaker run or sweep, read the endpoint's CloudWatch metrics (ModelLatency, OverheadLatency, Invocations, 4XX/5XX; CPU/GPU/memory/disk utilisation) for the run window or each step")
 	fs.DurationVar(&f.cloudwatchWait, "cloudwatch-wait", 5*time.Minute, "how long to keep polling CloudWatch for the run's datapoints (they appear minutes late)")
-	fs.StringVar(&f.instanceType, "instance-type", "", "endpoint instance type (e.g. ml.g5.2xlarge) for cost figures from the built-in us-east-1 price table")
-	fs.IntVar(&f.instanceCount, "instance-count", 1, "number of instances behind the endpoint, for cost figures")
-	fs.Float64Var(&f.pricePerHour, "price-per-hour", 0, "USD per instance-hour for cost figures (overrides the built-in table)")
+	fs.StringVar(&f.inst.Type, "instance-type", "", "endpoint instance type (e.g. ml.g5.2xlarge) for cost figures from the built-in us-east-1 price table")
+	fs.IntVar(&f.inst.Count, "instance-count", 1, "number of instances behind the endpoint, for cost figures")
+	fs.Float64Var(&f.inst.PricePerHour, "price-per-hour", 0, "USD per instance-hour for cost figures (overrides the built-in table)")
 	return f
 }
 
@@ -74,8 +74,8 @@ func (f *sageMakerFlags) validate() error {
 	if _, err := sagemaker.ParseFormat(f.payloadFormat); err != nil {
 		return &UsageError{Err: fmt.Errorf("--payload-format: %w", err)}
 	}
-	if f.instanceCount < 1 {
-		return usageErrorf("--instance-count must be at least 1, got %d", f.instanceCount)
+	if f.inst.Count < 1 {
+		return usageErrorf("--instance-count must be at least 1, got %d", f.inst.Count)
 	}
 	if f.cloudwatchWait < 0 {
 		return usageErrorf("--cloudwatch-wait must not be negative")
@@ -83,7 +83,7 @@ func (f *sageMakerFlags) validate() error {
 	if f.readTimeout < 0 {
 		return usageErrorf("--sagemaker-read-timeout must not be negative")
 	}
-	if _, _, _, err := cost.Resolve(f.instanceType, f.pricePerHour); err != nil {
+	if _, _, _, err := f.inst.Price(); err != nil {
 		return &UsageError{Err: err}
 	}
 	return nil
@@ -122,7 +122,7 @@ func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
 func (f *sageMakerFlags) resultInfo() map[string]any {
 	c := f.config(0)
 	c.AWS.Region = f.awsRegion()
-	return c.ResultInfo(f.instanceType)
+	return c.ResultInfo(f.inst.Type)
 }
 
 // awsRegion is the backend's region once it is set up, else --region.
@@ -168,26 +168,15 @@ func (f *sageMakerFlags) reader() (*cloudwatch.Reader, error) {
 	}
 	r := &cloudwatch.Reader{API: cloudwatch.NewClient(f.backend.AWS(), ""), EndpointName: f.endpointName,
 		VariantName: f.targetVariant, InferenceComponent: f.inferenceComponent, Wait: f.cloudwatchWait}
-	if p, ok := cost.Lookup(f.instanceType); ok {
+	if p, ok := cost.Lookup(f.inst.Type); ok {
 		r.VCPUs, r.GPUs = p.VCPUs, p.GPUCount
 	}
 	return r, nil
 }
 
-// instance is the priced endpoint of the cost flags, for any backend.
-func (f *sageMakerFlags) instance() cost.Instance {
-	return cost.Instance{Type: f.instanceType, Count: f.instanceCount, PricePerHour: f.pricePerHour}
-}
-
-// costEstimate prices the run (cost.Instance.Estimate); nil, nil without
-// a price.
-func (f *sageMakerFlags) costEstimate(duration time.Duration, requests, outputTokens int) (*cost.Estimate, error) {
-	return f.instance().Estimate(duration, requests, outputTokens)
-}
-
 // pricing is the price of the swept endpoint; nil, nil without a price.
 func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
-	return capacity.PricingOf(f.instance())
+	return capacity.PricingOf(f.inst)
 }
 
 // writeAfterRun prints the cost section (when est is not nil) and, for a

@@ -162,9 +162,9 @@ func TestSageMakerAfterRun(t *testing.T) {
 	if _, err := newBackend(f, 8, 0); err != nil {
 		t.Fatal(err)
 	}
-	est, err := f.costEstimate(2*time.Minute, 200, 100_000)
+	est, err := f.inst.Estimate(2*time.Minute, 200, 100_000)
 	if err != nil || est == nil {
-		t.Fatalf("costEstimate: %v %v", est, err)
+		t.Fatalf("Estimate: %v %v", est, err)
 	}
 	var out bytes.Buffer
 	if err := f.writeAfterRun(&out, est); err != nil {
@@ -185,7 +185,7 @@ func TestSageMakerAfterRun(t *testing.T) {
 		}
 	}
 	none := parseSageMakerFlags(t, "--endpoint-name", "ep")
-	if est, err := none.costEstimate(time.Minute, 1, 1); est != nil || err != nil {
+	if est, err := none.inst.Estimate(time.Minute, 1, 1); est != nil || err != nil {
 		t.Errorf("no price given: %v %v", est, err)
 	}
 	if s, err := none.cloudWatch(context.Background(), time.Now(), time.Now(), 1); s != nil || err != nil {
