@@ -30,34 +30,25 @@ func bindServerMetricsFlags(fs *pflag.FlagSet, f *serverMetricsFlags) {
 	fs.BoolVar(&f.resetPrefixCache, "reset-prefix-cache", false, "POST the server's /reset_prefix_cache (vLLM) before the timed run and before each sweep step, so no step is served from an earlier one's prefix cache (ours)")
 }
 
-// checkServerMetrics validates the server-metrics flags (no network).
+// checkServerMetrics validates the server-metrics flags (no network;
+// servermetrics.Options.Check).
 func (o *runOptions) checkServerMetrics(cmd *cobra.Command) error {
-	f := &o.f.srv
-	if f.spec == "" {
+	if o.f.srv.spec == "" {
 		for _, name := range []string{"server-metric", "server-metrics-interval"} {
 			if cmd.Flags().Changed(name) {
 				return usageErrorf("--%s needs --server-metrics", name)
 			}
 		}
 	}
-	if o.f.backend == "sagemaker" {
-		if f.spec != "" {
-			return usageErrorf("--server-metrics reads a server's /metrics, which a SageMaker endpoint does not expose: its figures come from CloudWatch (leave --server-metrics out)")
-		}
-		if f.resetPrefixCache {
-			return usageErrorf("--reset-prefix-cache needs the server's /reset_prefix_cache, which a SageMaker endpoint does not expose (leave it out)")
-		}
-		return nil
-	}
-	if f.interval <= 0 {
-		return usageErrorf("--server-metrics-interval must be positive (got %v)", f.interval)
-	}
-	if f.spec != "" {
-		if _, err := servermetrics.ResolveURLs(f.spec, o.baseURL()); err != nil {
-			return &UsageError{Err: err}
-		}
+	if err := o.f.srv.options().Check(o.f.backend == "sagemaker", o.baseURL()); err != nil {
+		return &UsageError{Err: err}
 	}
 	return nil
+}
+
+// options are the flags as servermetrics' typed value.
+func (f *serverMetricsFlags) options() servermetrics.Options {
+	return servermetrics.Options{Spec: f.spec, Interval: f.interval, Extra: f.names, ResetPrefixCache: f.resetPrefixCache}
 }
 
 // serverRun is one timed run's (or sweep step's) view of the server
@@ -68,9 +59,7 @@ type serverRun = servermetrics.Window
 // --reset-prefix-cache asks for it (servermetrics.Options.Start); nil
 // otherwise.
 func (o *runOptions) startServer(ctx context.Context, errw io.Writer) *serverRun {
-	f := &o.f.srv
-	opt := servermetrics.Options{Spec: f.spec, Interval: f.interval, Extra: f.names, ResetPrefixCache: f.resetPrefixCache}
-	return opt.Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
+	return o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
 }
 
 // writeServerSection prints the Server Specifics section under the table.

@@ -2,6 +2,7 @@ package servermetrics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -18,6 +19,30 @@ type Options struct {
 	// ResetPrefixCache POSTs the server's /reset_prefix_cache before the
 	// timed run (--reset-prefix-cache).
 	ResetPrefixCache bool
+}
+
+// Check validates o for a run against base, without network: sageMaker
+// says the endpoint is a SageMaker one, which exposes neither /metrics nor
+// /reset_prefix_cache (its figures come from CloudWatch). Errors name the
+// flags.
+func (o Options) Check(sageMaker bool, base string) error {
+	if sageMaker {
+		if o.Spec != "" {
+			return errors.New("--server-metrics reads a server's /metrics, which a SageMaker endpoint does not expose: its figures come from CloudWatch (leave --server-metrics out)")
+		}
+		if o.ResetPrefixCache {
+			return errors.New("--reset-prefix-cache needs the server's /reset_prefix_cache, which a SageMaker endpoint does not expose (leave it out)")
+		}
+		return nil
+	}
+	if o.Interval <= 0 {
+		return fmt.Errorf("--server-metrics-interval must be positive (got %v)", o.Interval)
+	}
+	if o.Spec != "" {
+		_, err := ResolveURLs(o.Spec, base)
+		return err
+	}
+	return nil
 }
 
 // Start starts the window of one timed run against base (the run's base

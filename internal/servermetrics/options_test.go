@@ -67,3 +67,31 @@ func TestOptionsStart(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionsCheck: a SageMaker endpoint has neither /metrics nor
+// /reset_prefix_cache; otherwise the interval must be positive and the
+// spec resolve against the base URL.
+func TestOptionsCheck(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		opt       Options
+		sageMaker bool
+		base      string
+		want      string // "" = no error
+	}{
+		{"nothing", Options{Interval: time.Second}, false, "http://h:8000", ""},
+		{"auto", Options{Spec: "auto", Interval: time.Second}, false, "http://h:8000/v1", ""},
+		{"auto without origin", Options{Spec: "auto", Interval: time.Second}, false, "h:8000", "--server-metrics auto: the base URL"},
+		{"zero interval", Options{}, false, "http://h:8000", "--server-metrics-interval must be positive (got 0s)"},
+		{"sagemaker, nothing", Options{}, true, "", ""},
+		{"sagemaker, scrape", Options{Spec: "auto", Interval: time.Second}, true, "", "--server-metrics reads a server's /metrics, which a SageMaker endpoint does not expose"},
+		{"sagemaker, reset", Options{ResetPrefixCache: true, Interval: time.Second}, true, "", "--reset-prefix-cache needs the server's /reset_prefix_cache"},
+	}
+	for _, tt := range tests {
+		err := tt.opt.Check(tt.sageMaker, tt.base)
+		if (err == nil) != (tt.want == "") || err != nil && !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
