@@ -69,36 +69,18 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 	return extra, nil
 }
 
-// save writes the result JSON when asked; the records went to disk while
-// the run went on (recordsOut).
+// save writes the result JSON when asked (report.SaveRun); the records
+// went to disk while the run went on (recordsOut).
 func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut, steady steadyStateOut) error {
 	f := &o.f
-	if rec.Path != "" && !rec.Temp && rec.Err() == nil {
-		if f.saveRecordsPath != "" {
-			fmt.Fprintf(out, "Records saved to %s\n", rec.Path)
-		} else {
-			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.Path, rec.Path)
-		}
+	saved, err := report.SaveRun(out, sum, p, recs, report.RunFiles{Dir: f.resultDir, Name: o.resultName(p),
+		Save: f.saveResult, Append: f.appendResult, Extra: extra,
+		Options: report.ResultOptions{Detailed: f.saveDetailed, Extras: true, WithSteadyState: steady.write, SteadyState: steady.value},
+		Records: report.RecordsFile{Path: rec.Path, Named: f.saveRecordsPath != "", Temp: rec.Temp, Whole: rec.Err() == nil}})
+	if saved {
+		rec.RemoveTemp()
 	}
-	if !f.saveResult && !f.appendResult {
-		return nil
-	}
-	obj, err := report.Result(sum, p, recs, report.ResultOptions{Detailed: f.saveDetailed, Extras: true,
-		WithSteadyState: steady.write, SteadyState: steady.value})
-	if err != nil {
-		return err
-	}
-	report.SetExtras(obj, extra)
-	path, err := report.SaveResult(f.resultDir, o.resultName(p), f.appendResult, obj)
-	if err != nil {
-		if rec.Temp && rec.Err() == nil {
-			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.Path, rec.Path)
-		}
-		return fmt.Errorf("saving result: %w", err)
-	}
-	fmt.Fprintf(out, "Result saved to %s\n", path)
-	rec.RemoveTemp()
-	return nil
+	return err
 }
 
 // writeHTML writes --html: the run page of the report, from the records
