@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -20,17 +19,12 @@ import (
 // than after a long run whose result then cannot be written.
 func (o *runOptions) prepareOutputDirs() error {
 	f := &o.f
-	var files []string
+	result := ""
 	if f.saveResult || f.appendResult {
-		files = append(files, filepath.Join(f.resultDir, o.resultFilename()+"x"))
+		result = filepath.Join(f.resultDir, o.resultFilename()+"x") // the name may hold a folder
 	}
-	if f.saveRecordsPath != "" {
-		files = append(files, f.saveRecordsPath)
-	}
-	for _, file := range files {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return usageErrorf("cannot create the folder for saved results: %v", err)
-		}
+	if err := report.MakeDirs(result, f.saveRecordsPath); err != nil {
+		return usageErrorf("cannot create the folder for saved results: %v", err)
 	}
 	return nil
 }

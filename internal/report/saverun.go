@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
@@ -60,4 +62,19 @@ func SaveRun(out io.Writer, s *metrics.Summary, p *record.Params, recs []record.
 	}
 	fmt.Fprintf(out, "Result saved to %s\n", path)
 	return true, nil
+}
+
+// MakeDirs creates the folder of each file ("" skipped) before a run, so
+// a folder that cannot be made fails at once rather than after a long run
+// whose files then cannot be written.
+func MakeDirs(files ...string) error {
+	for _, file := range files {
+		if file == "" {
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
 }

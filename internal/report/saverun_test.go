@@ -58,3 +58,24 @@ func TestSaveRun(t *testing.T) {
 		})
 	}
 }
+
+// TestMakeDirs: each file's folder is made, "" skipped; a folder under a
+// file fails.
+func TestMakeDirs(t *testing.T) {
+	dir := t.TempDir()
+	blocked := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocked, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := MakeDirs("", filepath.Join(dir, "a", "b", "run.jsonx"), filepath.Join(dir, "c", "r.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a/b", "c"} {
+		if fi, err := os.Stat(filepath.Join(dir, d)); err != nil || !fi.IsDir() {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+	if err := MakeDirs(filepath.Join(blocked, "sub", "x")); err == nil {
+		t.Error("a folder under a file: want an error")
+	}
+}
