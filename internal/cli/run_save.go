@@ -35,7 +35,7 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 	sum, out := s.Metrics, ui.out
 	extra := map[string]any{selfCheckKey: selfCheckObject(outcome)}
 	if plan.Kind == bench.SageMaker {
-		extra["sagemaker"] = o.sm.resultInfo()
+		extra["sagemaker"] = o.sm.endpoint().ResultInfo(o.sm.inst.Type)
 		wallEnd := outcome.Start.Add(outcome.Duration)
 		cw, cwErr := o.sm.cloudWatch(ctx, outcome.Start, wallEnd, len(outcome.Records)+o.resolved.NumWarmups)
 		if cwErr != nil {

@@ -117,20 +117,14 @@ func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
 	}
 }
 
-// resultInfo is what a saved result records of the SageMaker settings
-// (sagemaker.Config.ResultInfo), with the region the backend resolved.
-func (f *sageMakerFlags) resultInfo() map[string]any {
+// endpoint is the backend's configuration with the region the backend
+// resolved once it is set up (--region may leave it to the environment).
+func (f *sageMakerFlags) endpoint() sagemaker.Config {
 	c := f.config(0)
-	c.AWS.Region = f.awsRegion()
-	return c.ResultInfo(f.inst.Type)
-}
-
-// awsRegion is the backend's region once it is set up, else --region.
-func (f *sageMakerFlags) awsRegion() string {
 	if f.backend != nil {
-		return f.backend.AWS().Region
+		c.AWS.Region = f.backend.AWS().Region
 	}
-	return f.region
+	return c
 }
 
 // cloudWatch reads the endpoint's CloudWatch metrics of a run
@@ -183,9 +177,9 @@ func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
 // SageMaker endpoint that bills (not a local proxy or simulator), the
 // reminder to delete it (cost.WriteAfterRun).
 func (f *sageMakerFlags) writeAfterRun(w io.Writer, est *cost.Estimate) error {
-	name := f.endpointName
-	if f.config(0).AWS.Local() {
-		name = ""
+	c := f.endpoint()
+	if c.AWS.Local() {
+		c.EndpointName = ""
 	}
-	return cost.WriteAfterRun(w, est, name, f.awsRegion())
+	return cost.WriteAfterRun(w, est, c.EndpointName, c.AWS.Region)
 }

@@ -175,7 +175,7 @@ func TestSageMakerAfterRun(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	info := f.resultInfo()
+	info := f.endpoint().ResultInfo(f.inst.Type)
 	if info["custom_attributes"] != "[redacted]" || info["region"] != "us-west-2" {
 		t.Errorf("result info %v", info)
 	}
