@@ -20,17 +20,13 @@ import (
 // bindSageMakerFlags and, after a run, calls cloudWatch, inst.Estimate and
 // writeAfterRun.
 type sageMakerFlags struct {
-	endpointName            string
-	region                  string
-	profile                 string
-	endpointURL             string
-	targetVariant           string
-	targetContainerHostname string
-	inferenceComponent      string
-	customAttributes        string
-	payloadFormat           string
-	readTimeout             time.Duration
-	disableIMDS             bool
+	// cfg holds the settings bound as they are; config adds the rest.
+	cfg sagemaker.Config
+	// endpointName and inferenceComponent are read by the run's checks
+	// and the sweep's CloudWatch reader too.
+	endpointName, inferenceComponent string
+	customAttributes, payloadFormat  string
+	readTimeout                      time.Duration
 
 	cloudwatch     bool
 	cloudwatchWait time.Duration
@@ -49,16 +45,16 @@ type sageMakerFlags struct {
 func bindSageMakerFlags(fs *pflag.FlagSet) *sageMakerFlags {
 	f := &sageMakerFlags{}
 	fs.StringVar(&f.endpointName, "endpoint-name", "", "SageMaker endpoint to benchmark (--backend sagemaker)")
-	fs.StringVar(&f.region, "region", "", "AWS region of the endpoint (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region); required")
-	fs.StringVar(&f.profile, "profile", "", "AWS shared config profile (default: AWS_PROFILE or \"default\")")
-	fs.StringVar(&f.endpointURL, "endpoint-url", "", "send SageMaker Runtime calls to this URL instead of AWS (llmbench proxy or sim, a VPC endpoint)")
-	fs.StringVar(&f.targetVariant, "target-variant", "", "production variant to invoke (X-Amzn-SageMaker-Target-Variant); also the CloudWatch VariantName")
-	fs.StringVar(&f.targetContainerHostname, "target-container-hostname", "", "container of a multi-container endpoint to invoke")
+	fs.StringVar(&f.cfg.AWS.Region, "region", "", "AWS region of the endpoint (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region); required")
+	fs.StringVar(&f.cfg.AWS.Profile, "profile", "", "AWS shared config profile (default: AWS_PROFILE or \"default\")")
+	fs.StringVar(&f.cfg.AWS.EndpointURL, "endpoint-url", "", "send SageMaker Runtime calls to this URL instead of AWS (llmbench proxy or sim, a VPC endpoint)")
+	fs.StringVar(&f.cfg.TargetVariant, "target-variant", "", "production variant to invoke (X-Amzn-SageMaker-Target-Variant); also the CloudWatch VariantName")
+	fs.StringVar(&f.cfg.TargetContainerHostname, "target-container-hostname", "", "container of a multi-container endpoint to invoke")
 	fs.StringVar(&f.inferenceComponent, "inference-component", "", "inference component to invoke (endpoints hosting components)")
 	fs.StringVar(&f.customAttributes, "custom-attributes", "", "opaque X-Amzn-SageMaker-Custom-Attributes value passed to the container (never printed or saved)")
 	fs.StringVar(&f.payloadFormat, "payload-format", string(sagemaker.FormatOpenAIChat), "container request/stream format: openai-chat (vLLM container, chat), openai (completions), tgi, lmi")
 	fs.DurationVar(&f.readTimeout, "sagemaker-read-timeout", sagemaker.DefaultReadTimeout, "fail a SageMaker stream that sends nothing for this long (0 = never)")
-	fs.BoolVar(&f.disableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
+	fs.BoolVar(&f.cfg.AWS.DisableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
 	fs.BoolVar(&f.cloudwatch, "cloudwatch", false, "after a SageMaker run or sweep, read the endpoint's CloudWatch metrics (ModelLatency, OverheadLatency, Invocations, 4XX/5XX; CPU/GPU/memory/disk utilisation) for the run window or each step")
 	fs.DurationVar(&f.cloudwatchWait, "cloudwatch-wait", 5*time.Minute, "how long to keep polling CloudWatch for the run's datapoints (they appear minutes late)")
 	fs.StringVar(&f.inst.Type, "instance-type", "", "endpoint instance type (e.g. ml.g5.2xlarge) for cost figures from the built-in us-east-1 price table")
@@ -94,27 +90,15 @@ func (f *sageMakerFlags) validate() error {
 // concurrency is the most requests in flight (--max-concurrency, or
 // --num-prompts when unlimited).
 func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
-	format, _ := sagemaker.ParseFormat(f.payloadFormat)
-	readTimeout := f.readTimeout
-	if readTimeout == 0 {
-		readTimeout = -1 // the flag's 0 means never; the config's 0 means default
+	c := f.cfg
+	c.EndpointName, c.InferenceComponent = f.endpointName, f.inferenceComponent
+	c.Format, _ = sagemaker.ParseFormat(f.payloadFormat)
+	c.CustomAttributes = sagemaker.Sensitive(f.customAttributes)
+	c.AWS.Concurrency, c.AWS.ReadTimeout = concurrency, f.readTimeout
+	if f.readTimeout == 0 {
+		c.AWS.ReadTimeout = -1 // the flag's 0 means never; the config's 0 means default
 	}
-	return sagemaker.Config{
-		EndpointName:            f.endpointName,
-		Format:                  format,
-		TargetVariant:           f.targetVariant,
-		TargetContainerHostname: f.targetContainerHostname,
-		InferenceComponent:      f.inferenceComponent,
-		CustomAttributes:        sagemaker.Sensitive(f.customAttributes),
-		AWS: sagemaker.AWSConfig{
-			Region:      f.region,
-			Profile:     f.profile,
-			EndpointURL: f.endpointURL,
-			DisableIMDS: f.disableIMDS,
-			Concurrency: concurrency,
-			ReadTimeout: readTimeout,
-		},
-	}
+	return c
 }
 
 // endpoint is the backend's configuration with the region the backend
@@ -161,7 +145,7 @@ func (f *sageMakerFlags) reader() (*cloudwatch.Reader, error) {
 		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
 	}
 	r := &cloudwatch.Reader{API: cloudwatch.NewClient(f.backend.AWS(), ""), EndpointName: f.endpointName,
-		VariantName: f.targetVariant, InferenceComponent: f.inferenceComponent, Wait: f.cloudwatchWait}
+		VariantName: f.cfg.TargetVariant, InferenceComponent: f.inferenceComponent, Wait: f.cloudwatchWait}
 	if p, ok := cost.Lookup(f.inst.Type); ok {
 		r.VCPUs, r.GPUs = p.VCPUs, p.GPUCount
 	}
