@@ -36,7 +36,7 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcom
 	if err != nil {
 		return err
 	}
-	if err := writeServerSection(ui.out, o.srv); err != nil {
+	if err := report.WriteServerSection(ui.out, o.srv); err != nil {
 		return err
 	}
 	writeSelfCheck(ui.out, outcome)

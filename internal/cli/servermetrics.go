@@ -62,9 +62,6 @@ func (o *runOptions) startServer(ctx context.Context, errw io.Writer) *serverRun
 	return o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
 }
 
-// writeServerSection prints the Server Specifics section under the table.
-func writeServerSection(w io.Writer, sr *serverRun) error { return report.WriteServerSection(w, sr) }
-
 // addServerExtras puts the Result in the result's extras and the
 // cross-check's notes in its self_check object.
 func addServerExtras(sr *serverRun, extra map[string]any) {
