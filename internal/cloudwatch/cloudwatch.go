@@ -15,8 +15,7 @@
 // in /aws/sagemaker/Endpoints (CPU, memory, GPU, GPU memory, disk) at
 // one-minute resolution, normalised per vCPU and GPU when the instance's
 // counts are known; UtilizationSeries.Over cuts any window out of it (a
-// run, or each step of a sweep). A Reader holds one endpoint's query and
-// reads both after a run.
+// run, or each step of a sweep).
 //
 // The package only reads metrics; it creates nothing in AWS.
 package cloudwatch
