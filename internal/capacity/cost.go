@@ -1,6 +1,10 @@
 package capacity
 
-import "math"
+import (
+	"math"
+
+	"github.com/llmbench/llmbench/internal/cost"
+)
 
 // HoursPerMonth is the month cost figures use: 730 hours, AWS's own
 // convention (8,760 hours a year ÷ 12).
@@ -207,4 +211,14 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// PricingOf is the sweep's Pricing of the instances the user priced; nil,
+// nil when no price was given (cost.Instance.Price).
+func PricingOf(i cost.Instance) (*Pricing, error) {
+	price, source, ok, err := i.Price()
+	if err != nil || !ok {
+		return nil, err
+	}
+	return &Pricing{InstanceType: i.Type, InstanceCount: max(i.Count, 1), USDPerInstanceHour: price, Source: source}, nil
 }

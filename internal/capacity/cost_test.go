@@ -3,6 +3,8 @@ package capacity
 import (
 	"math"
 	"testing"
+
+	"github.com/llmbench/llmbench/internal/cost"
 )
 
 // TestPrice checks the cost figures against the formula by hand: the
@@ -39,3 +41,30 @@ func TestPrice(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestPricingOf: a sweep's pricing from the cost flags, none without a
+// price, the count at least 1, the table's error passed on.
+func TestPricingOf(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      cost.Instance
+		want    *Pricing
+		wantErr bool
+	}{
+		{"no price", cost.Instance{Count: 3}, nil, false},
+		{"table", cost.Instance{Type: "ml.g5.2xlarge", Count: 2}, &Pricing{InstanceType: "ml.g5.2xlarge", InstanceCount: 2, USDPerInstanceHour: 1.515, Source: cost.SourceTable}, false},
+		{"flag, count 0", cost.Instance{PricePerHour: 4}, &Pricing{InstanceCount: 1, USDPerInstanceHour: 4, Source: cost.SourceFlag}, false},
+		{"unknown type", cost.Instance{Type: "ml.x9.huge", Count: 1}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := PricingOf(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+				t.Errorf("PricingOf = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+
 	"github.com/llmbench/llmbench/internal/host"
 	"github.com/llmbench/llmbench/internal/record"
 )
@@ -16,3 +18,6 @@ func ensureFileLimit(streams int) error {
 
 // readClockSync is host.ClockSync, for the worker block of the records.
 func readClockSync() *record.ClockSync { return host.ClockSync() }
+
+// osGetenv is the real environment lookup; only Main uses it.
+func osGetenv(key string) string { return os.Getenv(key) }

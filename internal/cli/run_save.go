@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -20,17 +19,12 @@ import (
 // than after a long run whose result then cannot be written.
 func (o *runOptions) prepareOutputDirs() error {
 	f := &o.f
-	var files []string
+	result := ""
 	if f.saveResult || f.appendResult {
-		files = append(files, filepath.Join(f.resultDir, o.resultFilename()+"x"))
+		result = filepath.Join(f.resultDir, o.resultFilename()+"x") // the name may hold a folder
 	}
-	if f.saveRecordsPath != "" {
-		files = append(files, f.saveRecordsPath)
-	}
-	for _, file := range files {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return usageErrorf("cannot create the folder for saved results: %v", err)
-		}
+	if err := report.MakeDirs(result, f.saveRecordsPath); err != nil {
+		return usageErrorf("cannot create the folder for saved results: %v", err)
 	}
 	return nil
 }
@@ -41,21 +35,20 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 	sum, out := s.Metrics, ui.out
 	extra := map[string]any{selfCheckKey: selfCheckObject(outcome)}
 	if plan.Kind == bench.SageMaker {
-		extra["sagemaker"] = o.sm.resultInfo()
+		extra["sagemaker"] = o.sm.endpoint().ResultInfo(o.sm.inst.Type)
 		wallEnd := outcome.Start.Add(outcome.Duration)
 		cw, cwErr := o.sm.cloudWatch(ctx, outcome.Start, wallEnd, len(outcome.Records)+o.resolved.NumWarmups)
 		if cwErr != nil {
 			fmt.Fprintln(ui.errw, "Warning: CloudWatch:", cwErr)
 		}
 		if cw != nil {
-			e2el, ttft := meanMs(sum, metrics.E2EL), meanMs(sum, metrics.TTFT)
-			if err := cloudwatch.WriteTable(out, cw, e2el, ttft); err != nil {
+			if err := cloudwatch.WriteTable(out, cw, sum.MeanOf(metrics.E2EL), sum.MeanOf(metrics.TTFT)); err != nil {
 				return nil, err
 			}
 			extra["cloudwatch"] = cw
 		}
 	}
-	est, err := o.sm.costEstimate(outcome.Duration, sum.Completed, sum.TotalOutput)
+	est, err := o.sm.inst.Estimate(outcome.Duration, sum.Completed, sum.TotalOutput)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
@@ -70,36 +63,18 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 	return extra, nil
 }
 
-// save writes the result JSON when asked; the records went to disk while
-// the run went on (recordsOut).
+// save writes the result JSON when asked (report.SaveRun); the records
+// went to disk while the run went on (recordsOut).
 func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut, steady steadyStateOut) error {
 	f := &o.f
-	if rec.Path != "" && !rec.Temp && rec.Err() == nil {
-		if f.saveRecordsPath != "" {
-			fmt.Fprintf(out, "Records saved to %s\n", rec.Path)
-		} else {
-			fmt.Fprintf(out, "Per-request records saved to %s (recompute with: llmbench metrics %s)\n", rec.Path, rec.Path)
-		}
+	saved, err := report.SaveRun(out, sum, p, recs, report.RunFiles{Dir: f.resultDir, Name: o.resultName(p),
+		Save: f.saveResult, Append: f.appendResult, Extra: extra,
+		Options: report.ResultOptions{Detailed: f.saveDetailed, Extras: true, WithSteadyState: steady.write, SteadyState: steady.value},
+		Records: report.RecordsFile{Path: rec.Path, Named: f.saveRecordsPath != "", Temp: rec.Temp, Whole: rec.Err() == nil}})
+	if saved {
+		rec.RemoveTemp()
 	}
-	if !f.saveResult && !f.appendResult {
-		return nil
-	}
-	obj, err := report.Result(sum, p, recs, report.ResultOptions{Detailed: f.saveDetailed, Extras: true,
-		WithSteadyState: steady.write, SteadyState: steady.value})
-	if err != nil {
-		return err
-	}
-	report.SetExtras(obj, extra)
-	path, err := report.SaveResult(f.resultDir, o.resultName(p), f.appendResult, obj)
-	if err != nil {
-		if rec.Temp && rec.Err() == nil {
-			return fmt.Errorf("saving result: %w (the per-request records are kept in %s; recompute with: llmbench metrics %s)", err, rec.Path, rec.Path)
-		}
-		return fmt.Errorf("saving result: %w", err)
-	}
-	fmt.Fprintf(out, "Result saved to %s\n", path)
-	rec.RemoveTemp()
-	return nil
+	return err
 }
 
 // writeHTML writes --html: the run page of the report, from the records
@@ -133,20 +108,5 @@ func (o *runOptions) resultName(p *record.Params) string {
 }
 
 // closedLoopObject is the result's llmbench.closed_loop object of a
-// --users run: what the run was (vLLM's keys cannot say it) and what
-// num_prompts then counts.
-func (o *runOptions) closedLoopObject(sent int) *report.Object {
-	sp := o.resolved
-	u := sp.Load.Users
-	x := report.NewObject()
-	x.Set("users", u.Users)
-	x.Set("think_time", u.Think.String())
-	x.Set("think_time_min_s", u.Think.Min.Seconds())
-	x.Set("think_time_max_s", u.Think.Max.Seconds())
-	x.Set("spawn_rate", u.SpawnRate)
-	x.Set("duration_s", sp.Load.Duration.Seconds())
-	x.Set("warmup_duration_s", u.Warmup.Seconds())
-	x.Set("dataset_prompts", sp.Dataset.NumPrompts)
-	x.Set("num_prompts_note", fmt.Sprintf("num_prompts is the %d requests sent in the timed run; the users took the dataset's %d prompts in turn, cycling them", sent, sp.Dataset.NumPrompts))
-	return x
-}
+// --users run (report.ClosedLoop.Object).
+func (o *runOptions) closedLoopObject(sent int) *report.Object { return o.closedLoopRun().Object(sent) }

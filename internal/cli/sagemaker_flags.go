@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -19,27 +17,23 @@ import (
 
 // sageMakerFlags holds the flags of "--backend sagemaker", the CloudWatch
 // read-back and the cost estimate. The run command binds them with
-// bindSageMakerFlags and, after a run, calls cloudWatch, costEstimate and
+// bindSageMakerFlags and, after a run, calls cloudWatch, inst.Estimate and
 // writeAfterRun.
 type sageMakerFlags struct {
-	endpointName            string
-	region                  string
-	profile                 string
-	endpointURL             string
-	targetVariant           string
-	targetContainerHostname string
-	inferenceComponent      string
-	customAttributes        string
-	payloadFormat           string
-	readTimeout             time.Duration
-	disableIMDS             bool
+	// cfg holds the settings bound as they are; config adds the rest.
+	cfg sagemaker.Config
+	// endpointName and inferenceComponent are read by the run's checks
+	// and the sweep's CloudWatch reader too.
+	endpointName, inferenceComponent string
+	customAttributes, payloadFormat  string
+	readTimeout                      time.Duration
 
 	cloudwatch     bool
 	cloudwatchWait time.Duration
 
-	instanceType  string
-	instanceCount int
-	pricePerHour  float64
+	// inst is the priced endpoint (--instance-type, --instance-count,
+	// --price-per-hour), for any backend.
+	inst cost.Instance
 
 	// backend is the SageMaker backend the plan was built with; its AWS
 	// configuration (region, credentials) is reused for CloudWatch.
@@ -51,21 +45,21 @@ type sageMakerFlags struct {
 func bindSageMakerFlags(fs *pflag.FlagSet) *sageMakerFlags {
 	f := &sageMakerFlags{}
 	fs.StringVar(&f.endpointName, "endpoint-name", "", "SageMaker endpoint to benchmark (--backend sagemaker)")
-	fs.StringVar(&f.region, "region", "", "AWS region of the endpoint (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region); required")
-	fs.StringVar(&f.profile, "profile", "", "AWS shared config profile (default: AWS_PROFILE or \"default\")")
-	fs.StringVar(&f.endpointURL, "endpoint-url", "", "send SageMaker Runtime calls to this URL instead of AWS (llmbench proxy or sim, a VPC endpoint)")
-	fs.StringVar(&f.targetVariant, "target-variant", "", "production variant to invoke (X-Amzn-SageMaker-Target-Variant); also the CloudWatch VariantName")
-	fs.StringVar(&f.targetContainerHostname, "target-container-hostname", "", "container of a multi-container endpoint to invoke")
+	fs.StringVar(&f.cfg.AWS.Region, "region", "", "AWS region of the endpoint (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region); required")
+	fs.StringVar(&f.cfg.AWS.Profile, "profile", "", "AWS shared config profile (default: AWS_PROFILE or \"default\")")
+	fs.StringVar(&f.cfg.AWS.EndpointURL, "endpoint-url", "", "send SageMaker Runtime calls to this URL instead of AWS (llmbench proxy or sim, a VPC endpoint)")
+	fs.StringVar(&f.cfg.TargetVariant, "target-variant", "", "production variant to invoke (X-Amzn-SageMaker-Target-Variant); also the CloudWatch VariantName")
+	fs.StringVar(&f.cfg.TargetContainerHostname, "target-container-hostname", "", "container of a multi-container endpoint to invoke")
 	fs.StringVar(&f.inferenceComponent, "inference-component", "", "inference component to invoke (endpoints hosting components)")
 	fs.StringVar(&f.customAttributes, "custom-attributes", "", "opaque X-Amzn-SageMaker-Custom-Attributes value passed to the container (never printed or saved)")
 	fs.StringVar(&f.payloadFormat, "payload-format", string(sagemaker.FormatOpenAIChat), "container request/stream format: openai-chat (vLLM container, chat), openai (completions), tgi, lmi")
 	fs.DurationVar(&f.readTimeout, "sagemaker-read-timeout", sagemaker.DefaultReadTimeout, "fail a SageMaker stream that sends nothing for this long (0 = never)")
-	fs.BoolVar(&f.disableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
+	fs.BoolVar(&f.cfg.AWS.DisableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
 	fs.BoolVar(&f.cloudwatch, "cloudwatch", false, "after a SageMaker run or sweep, read the endpoint's CloudWatch metrics (ModelLatency, OverheadLatency, Invocations, 4XX/5XX; CPU/GPU/memory/disk utilisation) for the run window or each step")
 	fs.DurationVar(&f.cloudwatchWait, "cloudwatch-wait", 5*time.Minute, "how long to keep polling CloudWatch for the run's datapoints (they appear minutes late)")
-	fs.StringVar(&f.instanceType, "instance-type", "", "endpoint instance type (e.g. ml.g5.2xlarge) for cost figures from the built-in us-east-1 price table")
-	fs.IntVar(&f.instanceCount, "instance-count", 1, "number of instances behind the endpoint, for cost figures")
-	fs.Float64Var(&f.pricePerHour, "price-per-hour", 0, "USD per instance-hour for cost figures (overrides the built-in table)")
+	fs.StringVar(&f.inst.Type, "instance-type", "", "endpoint instance type (e.g. ml.g5.2xlarge) for cost figures from the built-in us-east-1 price table")
+	fs.IntVar(&f.inst.Count, "instance-count", 1, "number of instances behind the endpoint, for cost figures")
+	fs.Float64Var(&f.inst.PricePerHour, "price-per-hour", 0, "USD per instance-hour for cost figures (overrides the built-in table)")
 	return f
 }
 
@@ -76,8 +70,8 @@ func (f *sageMakerFlags) validate() error {
 	if _, err := sagemaker.ParseFormat(f.payloadFormat); err != nil {
 		return &UsageError{Err: fmt.Errorf("--payload-format: %w", err)}
 	}
-	if f.instanceCount < 1 {
-		return usageErrorf("--instance-count must be at least 1, got %d", f.instanceCount)
+	if f.inst.Count < 1 {
+		return usageErrorf("--instance-count must be at least 1, got %d", f.inst.Count)
 	}
 	if f.cloudwatchWait < 0 {
 		return usageErrorf("--cloudwatch-wait must not be negative")
@@ -85,7 +79,7 @@ func (f *sageMakerFlags) validate() error {
 	if f.readTimeout < 0 {
 		return usageErrorf("--sagemaker-read-timeout must not be negative")
 	}
-	if _, _, _, err := cost.Resolve(f.instanceType, f.pricePerHour); err != nil {
+	if _, _, _, err := f.inst.Price(); err != nil {
 		return &UsageError{Err: err}
 	}
 	return nil
@@ -96,170 +90,80 @@ func (f *sageMakerFlags) validate() error {
 // concurrency is the most requests in flight (--max-concurrency, or
 // --num-prompts when unlimited).
 func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
-	format, _ := sagemaker.ParseFormat(f.payloadFormat)
-	readTimeout := f.readTimeout
-	if readTimeout == 0 {
-		readTimeout = -1 // the flag's 0 means never; the config's 0 means default
+	c := f.cfg
+	c.EndpointName, c.InferenceComponent = f.endpointName, f.inferenceComponent
+	c.Format, _ = sagemaker.ParseFormat(f.payloadFormat)
+	c.CustomAttributes = sagemaker.Sensitive(f.customAttributes)
+	c.AWS.Concurrency, c.AWS.ReadTimeout = concurrency, f.readTimeout
+	if f.readTimeout == 0 {
+		c.AWS.ReadTimeout = -1 // the flag's 0 means never; the config's 0 means default
 	}
-	return sagemaker.Config{
-		EndpointName:            f.endpointName,
-		Format:                  format,
-		TargetVariant:           f.targetVariant,
-		TargetContainerHostname: f.targetContainerHostname,
-		InferenceComponent:      f.inferenceComponent,
-		CustomAttributes:        sagemaker.Sensitive(f.customAttributes),
-		AWS: sagemaker.AWSConfig{
-			Region:      f.region,
-			Profile:     f.profile,
-			EndpointURL: f.endpointURL,
-			DisableIMDS: f.disableIMDS,
-			Concurrency: concurrency,
-			ReadTimeout: readTimeout,
-		},
-	}
+	return c
 }
 
-// resultInfo is what a saved result records of the SageMaker settings:
-// never the custom attributes' value or anything from the credentials.
-func (f *sageMakerFlags) resultInfo() map[string]any {
-	m := map[string]any{
-		"endpoint_name":  f.endpointName,
-		"payload_format": f.payloadFormat,
-	}
-	add := func(k, v string) {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	region := f.region
+// endpoint is the backend's configuration with the region the backend
+// resolved once it is set up (--region may leave it to the environment).
+func (f *sageMakerFlags) endpoint() sagemaker.Config {
+	c := f.config(0)
 	if f.backend != nil {
-		region = f.backend.AWS().Region
+		c.AWS.Region = f.backend.AWS().Region
 	}
-	add("region", region)
-	add("endpoint_url", f.endpointURL)
-	add("target_variant", f.targetVariant)
-	add("target_container_hostname", f.targetContainerHostname)
-	add("inference_component", f.inferenceComponent)
-	if f.customAttributes != "" {
-		m["custom_attributes"] = "[redacted]"
-	}
-	add("instance_type", f.instanceType)
-	return m
+	return c
 }
 
-// cloudWatch reads the endpoint's CloudWatch metrics for a run that sent
-// requests invocations (warm-ups included) between start and end (wall
-// clock), polling up to --cloudwatch-wait. It returns nil, nil when
-// --cloudwatch is off. Call it after the plan is built. The CloudWatch client uses
-// the run's region and credentials, the real CloudWatch endpoint (not
-// --endpoint-url, which points at SageMaker Runtime), or
-// AWS_ENDPOINT_URL_CLOUDWATCH when set.
+// cloudWatch reads the endpoint's CloudWatch metrics of a run
+// (cloudwatch.Reader.Run); nil, nil when --cloudwatch is off. Call it
+// after the plan is built.
 func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, requests int) (*cloudwatch.Summary, error) {
 	if !f.cloudwatch {
 		return nil, nil
 	}
-	if f.backend == nil {
-		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
-	}
-	client := cloudwatch.NewClient(f.backend.AWS(), "")
-	began := time.Now()
-	s, err := cloudwatch.Fetch(ctx, client, cloudwatch.Query{
-		EndpointName:       f.endpointName,
-		VariantName:        f.targetVariant,
-		InferenceComponent: f.inferenceComponent,
-		Start:              start,
-		End:                end,
-		Requests:           requests,
-		Wait:               f.cloudwatchWait,
-	})
-	if err != nil || f.inferenceComponent != "" {
-		return s, err // components publish utilisation elsewhere (/aws/sagemaker/InferenceComponents)
-	}
-	series, err := f.utilization(ctx, start, end, max(0, f.cloudwatchWait-time.Since(began)))
+	r, err := f.reader()
 	if err != nil {
-		s.Warnings = append(s.Warnings, err.Error())
-		return s, nil
+		return nil, err
 	}
-	u := series.Over(start, end)
-	s.Utilization = &u
-	s.Warnings = append(s.Warnings, series.Warnings...)
-	return s, nil
+	return r.Run(ctx, start, end, requests)
 }
 
-// utilization reads the endpoint's instance utilisation from start to
-// end (a run, or a whole sweep), polling up to wait, normalised by the
-// vCPUs and GPUs of --instance-type when the built-in table knows it.
-// Call it after the plan is built.
+// utilization reads the endpoint's instance utilisation from start to end
+// (cloudwatch.Reader.Utilization). Call it after the plan is built.
 func (f *sageMakerFlags) utilization(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error) {
-	if f.backend == nil {
-		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
-	}
-	q := cloudwatch.UtilizationQuery{EndpointName: f.endpointName, VariantName: f.targetVariant, Start: start, End: end, Wait: wait}
-	if p, ok := cost.Lookup(f.instanceType); ok {
-		q.VCPUs, q.GPUs = p.VCPUs, p.GPUCount
-	}
-	return cloudwatch.FetchUtilization(ctx, cloudwatch.NewClient(f.backend.AWS(), ""), q)
-}
-
-// costEstimate prices the run from --price-per-hour or --instance-type;
-// nil, nil when neither was given. duration is the benchmark duration,
-// requests the completed requests, outputTokens the total output tokens.
-func (f *sageMakerFlags) costEstimate(duration time.Duration, requests, outputTokens int) (*cost.Estimate, error) {
-	price, source, ok, err := cost.Resolve(f.instanceType, f.pricePerHour)
-	if err != nil || !ok {
-		return nil, err
-	}
-	e, err := cost.Compute(f.instanceType, price, max(f.instanceCount, 1), duration, requests, outputTokens, source)
+	r, err := f.reader()
 	if err != nil {
 		return nil, err
 	}
-	return &e, nil
+	return r.Utilization(ctx, start, end, wait)
 }
 
-// pricing is the price of the swept endpoint from --price-per-hour or
-// --instance-type and --instance-count, for any backend; nil, nil when
-// neither was given.
-func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
-	price, source, ok, err := cost.Resolve(f.instanceType, f.pricePerHour)
-	if err != nil || !ok {
-		return nil, err
+// reader is the CloudWatch reader of the endpoint, with the run's region
+// and credentials and the real CloudWatch endpoint (not --endpoint-url,
+// which points at SageMaker Runtime; AWS_ENDPOINT_URL_CLOUDWATCH when
+// set), its figures normalised by --instance-type's vCPUs and GPUs when
+// the built-in table knows it.
+func (f *sageMakerFlags) reader() (*cloudwatch.Reader, error) {
+	if f.backend == nil {
+		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
 	}
-	return &capacity.Pricing{InstanceType: f.instanceType, InstanceCount: max(f.instanceCount, 1), USDPerInstanceHour: price, Source: source}, nil
+	r := &cloudwatch.Reader{API: cloudwatch.NewClient(f.backend.AWS(), ""), EndpointName: f.endpointName,
+		VariantName: f.cfg.TargetVariant, InferenceComponent: f.inferenceComponent, Wait: f.cloudwatchWait}
+	if p, ok := cost.Lookup(f.inst.Type); ok {
+		r.VCPUs, r.GPUs = p.VCPUs, p.GPUCount
+	}
+	return r, nil
+}
+
+// pricing is the price of the swept endpoint; nil, nil without a price.
+func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
+	return capacity.PricingOf(f.inst)
 }
 
 // writeAfterRun prints the cost section (when est is not nil) and, for a
-// SageMaker run against AWS (no --endpoint-url), the reminder that the
-// endpoint bills until deleted, with the command that deletes it.
+// SageMaker endpoint that bills (not a local proxy or simulator), the
+// reminder to delete it (cost.WriteAfterRun).
 func (f *sageMakerFlags) writeAfterRun(w io.Writer, est *cost.Estimate) error {
-	if est != nil {
-		if err := est.Write(w); err != nil {
-			return err
-		}
+	c := f.endpoint()
+	if c.AWS.Local() {
+		c.EndpointName = ""
 	}
-	if f.endpointName == "" || isLoopbackURL(f.endpointURL) {
-		return nil // a local proxy or simulator bills nobody
-	}
-	region := f.region
-	if f.backend != nil {
-		region = f.backend.AWS().Region
-	}
-	return cost.WriteEndpointReminder(w, f.endpointName, region)
-}
-
-// isLoopbackURL reports a URL whose host is this machine (our proxy or
-// simulator); a VPC endpoint URL still reaches a billed endpoint.
-func isLoopbackURL(raw string) bool {
-	if raw == "" {
-		return false
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return cost.WriteAfterRun(w, est, c.EndpointName, c.AWS.Region)
 }

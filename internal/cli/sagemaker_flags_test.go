@@ -162,9 +162,9 @@ func TestSageMakerAfterRun(t *testing.T) {
 	if _, err := newBackend(f, 8, 0); err != nil {
 		t.Fatal(err)
 	}
-	est, err := f.costEstimate(2*time.Minute, 200, 100_000)
+	est, err := f.inst.Estimate(2*time.Minute, 200, 100_000)
 	if err != nil || est == nil {
-		t.Fatalf("costEstimate: %v %v", est, err)
+		t.Fatalf("Estimate: %v %v", est, err)
 	}
 	var out bytes.Buffer
 	if err := f.writeAfterRun(&out, est); err != nil {
@@ -175,7 +175,7 @@ func TestSageMakerAfterRun(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	info := f.resultInfo()
+	info := f.endpoint().ResultInfo(f.inst.Type)
 	if info["custom_attributes"] != "[redacted]" || info["region"] != "us-west-2" {
 		t.Errorf("result info %v", info)
 	}
@@ -185,22 +185,11 @@ func TestSageMakerAfterRun(t *testing.T) {
 		}
 	}
 	none := parseSageMakerFlags(t, "--endpoint-name", "ep")
-	if est, err := none.costEstimate(time.Minute, 1, 1); est != nil || err != nil {
+	if est, err := none.inst.Estimate(time.Minute, 1, 1); est != nil || err != nil {
 		t.Errorf("no price given: %v %v", est, err)
 	}
 	if s, err := none.cloudWatch(context.Background(), time.Now(), time.Now(), 1); s != nil || err != nil {
 		t.Errorf("--cloudwatch off: %v %v", s, err)
-	}
-}
-
-func TestIsLoopbackURL(t *testing.T) {
-	for in, want := range map[string]bool{
-		"http://127.0.0.1:8080": true, "http://localhost:1": true, "http://[::1]:9": true,
-		"https://vpce-1.runtime.sagemaker.us-east-1.vpce.amazonaws.com": false, "": false,
-	} {
-		if got := isLoopbackURL(in); got != want {
-			t.Errorf("isLoopbackURL(%q) = %v", in, got)
-		}
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 )
@@ -31,34 +30,25 @@ func bindServerMetricsFlags(fs *pflag.FlagSet, f *serverMetricsFlags) {
 	fs.BoolVar(&f.resetPrefixCache, "reset-prefix-cache", false, "POST the server's /reset_prefix_cache (vLLM) before the timed run and before each sweep step, so no step is served from an earlier one's prefix cache (ours)")
 }
 
-// checkServerMetrics validates the server-metrics flags (no network).
+// checkServerMetrics validates the server-metrics flags (no network;
+// servermetrics.Options.Check).
 func (o *runOptions) checkServerMetrics(cmd *cobra.Command) error {
-	f := &o.f.srv
-	if f.spec == "" {
+	if o.f.srv.spec == "" {
 		for _, name := range []string{"server-metric", "server-metrics-interval"} {
 			if cmd.Flags().Changed(name) {
 				return usageErrorf("--%s needs --server-metrics", name)
 			}
 		}
 	}
-	if o.f.backend == "sagemaker" {
-		if f.spec != "" {
-			return usageErrorf("--server-metrics reads a server's /metrics, which a SageMaker endpoint does not expose: its figures come from CloudWatch (leave --server-metrics out)")
-		}
-		if f.resetPrefixCache {
-			return usageErrorf("--reset-prefix-cache needs the server's /reset_prefix_cache, which a SageMaker endpoint does not expose (leave it out)")
-		}
-		return nil
-	}
-	if f.interval <= 0 {
-		return usageErrorf("--server-metrics-interval must be positive (got %v)", f.interval)
-	}
-	if f.spec != "" {
-		if _, err := servermetrics.ResolveURLs(f.spec, o.baseURL()); err != nil {
-			return &UsageError{Err: err}
-		}
+	if err := o.f.srv.options().Check(o.f.backend == "sagemaker", o.baseURL()); err != nil {
+		return &UsageError{Err: err}
 	}
 	return nil
+}
+
+// options are the flags as servermetrics' typed value.
+func (f *serverMetricsFlags) options() servermetrics.Options {
+	return servermetrics.Options{Spec: f.spec, Interval: f.interval, Extra: f.names, ResetPrefixCache: f.resetPrefixCache}
 }
 
 // serverRun is one timed run's (or sweep step's) view of the server
@@ -66,53 +56,20 @@ func (o *runOptions) checkServerMetrics(cmd *cobra.Command) error {
 type serverRun = servermetrics.Window
 
 // startServer starts collecting when --server-metrics or
-// --reset-prefix-cache asks for it; nil otherwise.
+// --reset-prefix-cache asks for it (servermetrics.Options.Start); nil
+// otherwise.
 func (o *runOptions) startServer(ctx context.Context, errw io.Writer) *serverRun {
-	f := &o.f.srv
-	if f.spec == "" && !f.resetPrefixCache {
-		return nil
-	}
-	cfg := servermetrics.WindowConfig{Interval: f.interval, Extra: f.names, Insecure: o.f.insecure,
-		Worker: o.w.info != nil, Errw: errw}
-	if f.resetPrefixCache {
-		cfg.ResetBase = o.baseURL()
-	}
-	if f.spec != "" {
-		urls, err := servermetrics.ResolveURLs(f.spec, o.baseURL())
-		if err != nil { // checked in validate; kept for safety
-			fmt.Fprintln(errw, "Warning:", err)
-		}
-		cfg.URLs = urls
-	}
-	return servermetrics.StartWindow(ctx, cfg)
+	return o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
 }
-
-// writeServerSection prints the Server Specifics section under the table.
-func writeServerSection(w io.Writer, sr *serverRun) error {
-	if res := sr.Result(); res != nil {
-		return report.WriteServerSpecifics(w, res)
-	}
-	return nil
-}
-
-// serverMetricsKey is where the Result goes in the result file: the
-// llmbench object's server_metrics (see report.SetExtra).
-const serverMetricsKey = report.ExtrasKey + "/server_metrics"
 
 // addServerExtras puts the Result in the result's extras and the
 // cross-check's notes in its self_check object.
 func addServerExtras(sr *serverRun, extra map[string]any) {
-	res := sr.Result()
-	if res == nil {
-		return
-	}
-	extra[serverMetricsKey] = res
-	if sc, ok := extra[selfCheckKey].(*report.Object); ok {
-		if notes := sr.CrossCheckNotes(); notes != nil {
-			sc.Set("server_cross_check", notes)
-		}
-	}
+	report.AddServerExtras(extra, sr, selfCheckKey)
 }
+
+// setServerResult puts the Result in a sweep step's result object.
+func setServerResult(sr *serverRun, obj *report.Object) { report.SetServerResult(obj, sr) }
 
 // serverToRecords adds the Result to the records file's closing line, so
 // that llmbench report draws the server's samples from the records alone.
@@ -127,21 +84,5 @@ func serverToRecords(sr *serverRun, rec *recordsOut) {
 }
 
 // sharedPrefixes reports whether the dataset builds prompts on common
-// prefixes, where prefix-cache hits are the point, not contamination.
-func (o *runOptions) sharedPrefixes() bool {
-	d := &o.f.ds
-	switch d.Name {
-	case dataset.PrefixRepetition, dataset.Sonnet:
-		return true
-	case dataset.Random:
-		return d.RandomPrefixLen > 0
-	}
-	return false
-}
-
-// setServerResult puts the Result in a sweep step's result object.
-func setServerResult(sr *serverRun, obj *report.Object) {
-	if res := sr.Result(); res != nil {
-		report.SetExtra(obj, serverMetricsKey, res)
-	}
-}
+// prefixes (dataset.Config.SharedPrefixes).
+func (o *runOptions) sharedPrefixes() bool { return o.f.ds.SharedPrefixes() }

@@ -147,3 +147,16 @@ func zipfPicker(n int, s float64, seed int64) func() int {
 		return k
 	}
 }
+
+// SharedPrefixes reports whether c builds prompts on common prefixes
+// (prefix_repetition, sonnet, random with --random-prefix-len), where
+// prefix-cache hits are the point, not contamination.
+func (c *Config) SharedPrefixes() bool {
+	switch c.Name {
+	case PrefixRepetition, Sonnet:
+		return true
+	case Random:
+		return c.RandomPrefixLen > 0
+	}
+	return false
+}

@@ -133,3 +133,22 @@ func commonPrefix(a, b string) int {
 	}
 	return n
 }
+
+func TestSharedPrefixes(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		c    Config
+		want bool
+	}{
+		{Config{Name: PrefixRepetition}, true},
+		{Config{Name: Sonnet}, true},
+		{Config{Name: Random, RandomPrefixLen: 16}, true},
+		{Config{Name: Random}, false},
+		{Config{Name: ShareGPT, RandomPrefixLen: 16}, false},
+		{Config{Name: Custom}, false},
+	} {
+		if got := tt.c.SharedPrefixes(); got != tt.want {
+			t.Errorf("%s (prefix %d): %v, want %v", tt.c.Name, tt.c.RandomPrefixLen, got, tt.want)
+		}
+	}
+}

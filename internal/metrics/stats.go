@@ -309,3 +309,14 @@ func partition3(x []float64, p float64) (lt, gt int) {
 	}
 	return lt, gt
 }
+
+// MeanOf is the mean of a reported metric in ms (Summary.Metrics), NaN
+// when the summary does not report it.
+func (s *Summary) MeanOf(metric string) float64 {
+	for i := range s.Metrics {
+		if s.Metrics[i].Metric == metric {
+			return s.Metrics[i].Mean
+		}
+	}
+	return math.NaN()
+}

@@ -164,3 +164,12 @@ func TestPairwiseSum(t *testing.T) {
 		t.Errorf("pairwiseSumSqDev = %v, want %v", got, want)
 	}
 }
+
+func TestMeanOf(t *testing.T) {
+	s := &Summary{Metrics: []Stats{{Metric: TTFT, Mean: 12.5}, {Metric: E2EL, Mean: 300}}}
+	for metric, want := range map[string]float64{TTFT: 12.5, E2EL: 300, TPOT: math.NaN()} {
+		if got := s.MeanOf(metric); got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Errorf("MeanOf(%s) = %v, want %v", metric, got, want)
+		}
+	}
+}

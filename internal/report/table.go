@@ -1,7 +1,10 @@
 // Package report turns a metrics.Summary into what users read: vLLM's
 // console result table (byte for byte), vLLM's result JSON (key names and
 // order, Python number formatting) with llmbench's own keys appended, the
-// automatic result file name, and the "Specifics" section.
+// automatic result file name, and the "Specifics" section; around them,
+// what a run prints before it starts (Banner) and after (WriteRun: the
+// notes on canceled and partial figures), and the run's saved files
+// (SaveRun, MakeDirs).
 //
 // It never computes metrics; every figure comes from the Summary. Writers
 // take an io.Writer, return an error and are deterministic.

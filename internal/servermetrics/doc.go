@@ -33,7 +33,10 @@
 //
 // and, over a sweep's steps, servermetrics.Cause(steps) for the
 // saturation's cause and cause_detail, PrefixCacheWarning(steps, shared)
-// for the sweep's notes.
+// for the sweep's notes. Run and sweep do the above through Options
+// (the flags' values: Check before the run, Start for each timed run or
+// step) and the Window Start returns, which writes its warnings to the
+// writer it is given.
 //
 // What the package does not do: it never decides an SLA verdict (server
 // histograms have coarse buckets and measure inside the server; the
