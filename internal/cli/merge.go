@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/merge"
-	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sweep"
 )
 
@@ -53,9 +51,10 @@ See docs/distributed.md.`,
 }
 
 // mergeRules are merge's rules as the other commands apply them: the
-// figures of records as llmbench metrics computes them, the user's files
-// through writeUserFile, the sweep's mark of a late step.
-var mergeRules = merge.Rules{Figures: mergedFigures, WriteFile: writeUserFile, LateMarker: sweep.LateMarker}
+// figures of records as llmbench metrics computes them (merge's
+// default), the user's files through writeUserFile, the sweep's mark of a
+// late step.
+var mergeRules = merge.Rules{WriteFile: writeUserFile, LateMarker: sweep.LateMarker}
 
 // sweepWorkerGlob and stepDir are merge's, by the names the sweep
 // tests use.
@@ -70,20 +69,6 @@ func runMerge(env *Env, args []string, output, saveRecords string) error {
 		return &UsageError{Err: ie.Err}
 	}
 	return err
-}
-
-// mergedFigures are merged records' figures, as llmbench metrics
-// computes them for a records file (its errors are usage errors).
-func mergedFigures(p *record.Params, recs []record.Record) (*merge.Figures, error) {
-	s, err := summarizeRecords(p, recs)
-	if err != nil {
-		return nil, err
-	}
-	steady, err := recordsSteadyState(p, recs, s, metrics.SteadyStateOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return &merge.Figures{Summary: s, Steady: steady.value, WithSteady: steady.write}, nil
 }
 
 // writeMergedRecords saves the merged records (merge.Rules.SaveRecords).

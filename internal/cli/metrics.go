@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -130,15 +129,6 @@ func (o *metricsOptions) overrides(fl *pflag.FlagSet) metrics.Overrides {
 		ov.Goodput = append([]string{}, o.goodput...)
 	}
 	return ov
-}
-
-// withSteadySection prints the steady-state section under vLLM's table,
-// where run prints it (nil ss: none); merge.go's, as
-// report.RecordsReportOptions does for metrics.
-func withSteadySection(opt *report.RunReportOptions, ss *metrics.SteadyState) {
-	if ss != nil {
-		opt.AfterTable = func(w io.Writer) error { return report.WriteSteadyState(w, ss) }
-	}
 }
 
 // steadyStateOptions are the steady-state flags as

@@ -28,10 +28,10 @@ type Figures struct {
 }
 
 // Rules are what a merge takes from the command: the figures of records
-// (the rule `llmbench metrics` applies to a records file; its errors are
-// returned as they are), how a file for the user is written (atomically,
-// mode 0600), and the mark of a sweep's late step, whose notes the
-// merged sweep carries.
+// (nil = RecordsFigures, the rule `llmbench metrics` applies to a records
+// file; another's errors are returned as they are), how a file for the
+// user is written (atomically, mode 0600), and the mark of a sweep's late
+// step, whose notes the merged sweep carries.
 type Rules struct {
 	Figures    func(p *record.Params, recs []record.Record) (*Figures, error)
 	WriteFile  func(path string, fill func(io.Writer) error) error
@@ -72,7 +72,7 @@ func (r *Rules) Run(args []string, o Outputs, out, errw io.Writer) error {
 	if err != nil {
 		return &InputError{Err: err}
 	}
-	f, err := r.Figures(&m.Params, m.Records)
+	f, err := r.figures(&m.Params, m.Records)
 	if err != nil {
 		return err
 	}
@@ -108,14 +108,31 @@ func (r *Rules) Run(args []string, o Outputs, out, errw io.Writer) error {
 // vLLM's table under the stream's (or SageMaker's) title, the steady
 // state under it.
 func writeReport(out io.Writer, m *Result, f *Figures) error {
-	opt := report.RunReportOptions{Title: report.StreamSpecifics}
-	if m.Params.EndpointName != "" {
-		opt.Title = report.SageMakerSpecifics
+	return report.WriteRunReport(out, f.Summary, &m.Params, report.RecordsReportOptions(&m.Params, f.Steady))
+}
+
+// figures are r.Figures, or RecordsFigures when r has none.
+func (r *Rules) figures(p *record.Params, recs []record.Record) (*Figures, error) {
+	if r.Figures != nil {
+		return r.Figures(p, recs)
 	}
-	if ss := f.Steady; ss != nil {
-		opt.AfterTable = func(w io.Writer) error { return report.WriteSteadyState(w, ss) }
+	return RecordsFigures(p, recs)
+}
+
+// RecordsFigures are merged records' figures as `llmbench metrics`
+// computes them for a records file (metrics.SummarizeRecords, then the
+// steady state with the default options); an error is the input's
+// (InputError).
+func RecordsFigures(p *record.Params, recs []record.Record) (*Figures, error) {
+	s, err := metrics.SummarizeRecords(p, recs)
+	if err != nil {
+		return nil, &InputError{Err: err}
 	}
-	return report.WriteRunReport(out, f.Summary, &m.Params, opt)
+	ss, write, err := metrics.RecordsSteadyState(p, recs, s, metrics.SteadyStateOptions{})
+	if err != nil {
+		return nil, &InputError{Err: err}
+	}
+	return &Figures{Summary: s, Steady: ss, WithSteady: write}, nil
 }
 
 // objectOf is the merged result JSON (Object) with steady_state as

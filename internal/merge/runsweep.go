@@ -53,7 +53,7 @@ func (r *Rules) step(errw io.Writer, ws []SweepWorker, name, dir string) (capaci
 	if err != nil {
 		return capacity.Row{}, &InputError{Err: err}
 	}
-	f, err := r.Figures(&m.Params, m.Records)
+	f, err := r.figures(&m.Params, m.Records)
 	if err != nil {
 		return capacity.Row{}, err
 	}
