@@ -37,7 +37,7 @@ func TestConfigHashPinned(t *testing.T) {
 	}
 	o, err := resolvedWorker(t, nil, "--worker-count", "4", "--worker-index", "1", "--start-at=2026-12-01T15:00:00Z", "--seed", "3")
 	want := record.WorkerInfo{RunID: "run-543f9309e5b9", ConfigHash: "4e573e9c6b269fa4", Index: 1, Count: 4, StartAt: "2026-12-01T15:00:00Z"}
-	if err != nil || *o.w.info != want || o.w.idPrefix != "bench-543f9309e5b9-" || o.w.resultFile != "run-543f9309e5b9-worker-1.json" {
-		t.Errorf("worker %+v, prefix %q, file %q (%v); want %+v", o.w.info, o.w.idPrefix, o.w.resultFile, err, want)
+	if err != nil || *o.w.info != want || o.w.r.IDPrefix != "bench-543f9309e5b9-" || o.w.r.ResultFile != "run-543f9309e5b9-worker-1.json" {
+		t.Errorf("worker %+v, prefix %q, file %q (%v); want %+v", o.w.info, o.w.r.IDPrefix, o.w.r.ResultFile, err, want)
 	}
 }

@@ -200,7 +200,7 @@ func (o *runOptions) requestIDPrefix() string {
 	if p := o.f.requestIDPrefix; p != "" {
 		return p
 	}
-	if p := o.w.idPrefix; p != "" {
+	if p := o.w.r.IDPrefix; p != "" {
 		return p
 	}
 	var b [4]byte
