@@ -149,8 +149,14 @@ func (c *ClosedLoop) Loop() (*load.Users, error) {
 	return &load.Users{Users: c.Users, Think: think, SpawnRate: c.SpawnRate, Warmup: c.Warmup, Seed: uint64(c.Seed)}, nil
 }
 
-// NewIDPrefix is vLLM's random request-id prefix, "bench-XXXXXXXX-".
-func NewIDPrefix() string {
+// IDPrefix is the first prefix given (not ""), else vLLM's random
+// request-id prefix, "bench-XXXXXXXX-", drawn anew.
+func IDPrefix(given ...string) string {
+	for _, p := range given {
+		if p != "" {
+			return p
+		}
+	}
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return "bench-" + hex.EncodeToString(b[:]) + "-"

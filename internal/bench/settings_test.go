@@ -132,11 +132,14 @@ func TestDescribeLoad(t *testing.T) {
 	}
 }
 
-// TestNewIDPrefix: vLLM's "bench-" and 8 hex digits, drawn anew each
-// time.
-func TestNewIDPrefix(t *testing.T) {
+// TestIDPrefix: the first prefix given wins; without one, vLLM's
+// "bench-" and 8 hex digits, drawn anew each time.
+func TestIDPrefix(t *testing.T) {
 	t.Parallel()
-	a, b := NewIDPrefix(), NewIDPrefix()
+	if got := IDPrefix("", "w-", "x-"); got != "w-" {
+		t.Errorf("given: %q, want w-", got)
+	}
+	a, b := IDPrefix(), IDPrefix("", "")
 	if !regexp.MustCompile(`^bench-[0-9a-f]{8}-$`).MatchString(a) || a == b {
 		t.Errorf("prefixes %q and %q", a, b)
 	}

@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/worker"
 )
@@ -70,16 +68,6 @@ func (o *runOptions) resultFilename() string {
 		return o.f.resultFilename
 	}
 	return o.w.r.ResultFile
-}
-
-// share is the worker's share of plan (worker.Worker.Share); a plan that
-// cannot be split is a usage error.
-func (w *workerFlags) share(plan *bench.Plan, errw io.Writer) (*bench.Plan, error) {
-	q, err := w.r.Share(plan, errw)
-	if err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	return q, nil
 }
 
 // headerInfo is the records header's worker block, read just before

@@ -9,6 +9,12 @@ import (
 // resolvedWorker parses run's flags from args with environment env and
 // resolves the worker flags.
 func resolvedWorker(t *testing.T, env map[string]string, args ...string) (*runOptions, error) {
+	o, _, err := resolvedWorkerCmd(t, env, args...)
+	return o, err
+}
+
+// resolvedWorkerCmd is resolvedWorker with the command, for its Spec.
+func resolvedWorkerCmd(t *testing.T, env map[string]string, args ...string) (*runOptions, *cobra.Command, error) {
 	t.Helper()
 	o := &runOptions{}
 	cmd := &cobra.Command{Use: "run"}
@@ -22,7 +28,22 @@ func resolvedWorker(t *testing.T, env map[string]string, args ...string) (*runOp
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
-	return o, o.resolveWorker(cmd, &Env{Getenv: func(k string) string { return env[k] }})
+	return o, cmd, o.resolveWorker(cmd, &Env{Getenv: func(k string) string { return env[k] }})
+}
+
+// specIDPrefix is the request-id prefix of the Spec of run's flags args
+// with environment env.
+func specIDPrefix(t *testing.T, env map[string]string, args ...string) string {
+	t.Helper()
+	o, cmd, err := resolvedWorkerCmd(t, env, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := o.spec(cmd, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.IDPrefix
 }
 
 // TestResolveWorker: the index and count come from the flags, else the
@@ -42,14 +63,15 @@ func TestResolveWorker(t *testing.T) {
 		// for an environment's worker count too.
 		t.Errorf("index %d count %d after resolution, want the environment's 2 and 4", o.w.index, o.w.count)
 	}
-	if o.resultFilename() != o.w.info.RunID+"-worker-2.json" || o.requestIDPrefix() != o.w.r.IDPrefix || o.w.r.IDPrefix == "" {
-		t.Errorf("result file %q, request id prefix %q", o.resultFilename(), o.w.r.IDPrefix)
+	if p := specIDPrefix(t, k8s, at, "--result-dir", "a"); o.resultFilename() != o.w.info.RunID+"-worker-2.json" || p != o.w.r.IDPrefix || p == "" {
+		t.Errorf("result file %q, request id prefix %q, want the worker's %q", o.resultFilename(), p, o.w.r.IDPrefix)
 	}
 	if o.f.resultFilename != "" || o.f.requestIDPrefix != "" {
 		t.Errorf("resolveWorker wrote its flags: --result-filename %q --request-id-prefix %q", o.f.resultFilename, o.f.requestIDPrefix)
 	}
-	if given, _ := resolvedWorker(t, k8s, at, "--result-filename", "mine.json", "--request-id-prefix", "p-"); given.resultFilename() != "mine.json" || given.requestIDPrefix() != "p-" {
-		t.Errorf("flags given: result file %q, request id prefix %q", given.resultFilename(), given.requestIDPrefix())
+	given := []string{at, "--result-filename", "mine.json", "--request-id-prefix", "p-"}
+	if o, _ := resolvedWorker(t, k8s, given...); o.resultFilename() != "mine.json" || specIDPrefix(t, k8s, given...) != "p-" {
+		t.Errorf("flags given: result file %q, request id prefix %q", o.resultFilename(), specIDPrefix(t, k8s, given...))
 	}
 	other, err := resolvedWorker(t, k8s, at, "--worker-index", "0", "--result-dir", "b", "--save-detailed", "--disable-tqdm")
 	if err != nil || other.w.info.Index != 0 {

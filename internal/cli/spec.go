@@ -118,7 +118,7 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		RequestTimeout: f.requestTimeout,
 		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
 		Preconnect:     f.preconnect,
-		IDPrefix:       o.requestIDPrefix(),
+		IDPrefix:       bench.IDPrefix(f.requestIDPrefix, o.w.r.IDPrefix), // given, a worker's, or random
 		StrictTokens:   f.strictTokens,
 	}
 	s.Params = s.DescribeLoad(o.params(goodput))
@@ -188,18 +188,6 @@ func (o *runOptions) baseURL() string {
 		return strings.TrimRight(o.f.baseURL, "/")
 	}
 	return "http://" + net.JoinHostPort(o.f.host, strconv.Itoa(o.f.port))
-}
-
-// requestIDPrefix is --request-id-prefix, else a worker's shared prefix
-// (resolveWorker), else vLLM's random one (bench.NewIDPrefix).
-func (o *runOptions) requestIDPrefix() string {
-	if p := o.f.requestIDPrefix; p != "" {
-		return p
-	}
-	if p := o.w.r.IDPrefix; p != "" {
-		return p
-	}
-	return bench.NewIDPrefix()
 }
 
 // params describe the run for metrics and reports as the flags give it;
