@@ -44,6 +44,8 @@ type Ranges struct {
 	// and RampEndGiven say its rates were given (CheckRamp).
 	RampStrategy                 string
 	RampStartGiven, RampEndGiven bool
+	// EndpointName is the SageMaker endpoint's (CheckEndpointName).
+	EndpointName string
 }
 
 // Check refuses the first value no run can use, up to the error-rate
@@ -103,6 +105,18 @@ func (r *Ranges) CheckRamp() error {
 	}
 	if r.RampStrategy == "" && (r.RampStartGiven || r.RampEndGiven) {
 		return fmt.Errorf("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy")
+	}
+	return nil
+}
+
+// CheckEndpointName checks that a SageMaker endpoint is named, and only
+// a SageMaker endpoint.
+func (r *Ranges) CheckEndpointName() error {
+	if r.Kind == SageMaker && r.EndpointName == "" {
+		return fmt.Errorf("--backend sagemaker needs --endpoint-name")
+	}
+	if r.Kind != SageMaker && r.EndpointName != "" {
+		return fmt.Errorf("--endpoint-name needs --backend sagemaker")
 	}
 	return nil
 }

@@ -74,6 +74,25 @@ func TestRangesCheckRamp(t *testing.T) {
 	}
 }
 
+// TestRangesCheckEndpointName: a SageMaker endpoint needs its name, and
+// the name needs SageMaker.
+func TestRangesCheckEndpointName(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		r    Ranges
+		want string
+	}{
+		{Ranges{Kind: OpenAICompletions}, ""},
+		{Ranges{Kind: SageMaker, EndpointName: "ep"}, ""},
+		{Ranges{Kind: SageMaker}, "--backend sagemaker needs --endpoint-name"},
+		{Ranges{Kind: OpenAIChat, EndpointName: "ep"}, "--endpoint-name needs --backend sagemaker"},
+	} {
+		if err := tc.r.CheckEndpointName(); (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.r, err, tc.want)
+		}
+	}
+}
+
 // TestClosedLoop: without users the companions are refused when given;
 // with users the open-loop settings are; the loop carries the settings.
 func TestClosedLoop(t *testing.T) {

@@ -41,7 +41,8 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		MaxConcurrency: f.maxConcurrency.ptr(), RequestRate: float64(f.requestRate), Burstiness: float64(f.burstiness),
 		NumWarmups: f.numWarmups, ReadyCheckSec: f.readyCheckSec, RequestTimeout: f.requestTimeout,
 		MaxErrorRate: f.maxErrorRate.v, MaxErrorRateGiven: f.maxErrorRate.set,
-		RampStrategy: f.rampUpStrategy, RampStartGiven: f.rampUpStartRPS.set, RampEndGiven: f.rampUpEndRPS.set}
+		RampStrategy: f.rampUpStrategy, RampStartGiven: f.rampUpStartRPS.set, RampEndGiven: f.rampUpEndRPS.set,
+		EndpointName: o.sm.endpointName}
 	if err := ranges.Check(); err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
@@ -81,11 +82,8 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 	if err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
-	if f.backend == "sagemaker" && o.sm.endpointName == "" {
-		return bench.Spec{}, usageErrorf("--backend sagemaker needs --endpoint-name")
-	}
-	if f.backend != "sagemaker" && o.sm.endpointName != "" {
-		return bench.Spec{}, usageErrorf("--endpoint-name needs --backend sagemaker")
+	if err := ranges.CheckEndpointName(); err != nil {
+		return bench.Spec{}, &UsageError{Err: err}
 	}
 	if err := o.checkServerMetrics(cmd); err != nil {
 		return bench.Spec{}, err
