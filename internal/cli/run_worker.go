@@ -72,4 +72,4 @@ func (o *runOptions) resultFilename() string {
 
 // headerInfo is the records header's worker block, read just before
 // dispatch; nil for a single process.
-func (w *workerFlags) headerInfo() *record.WorkerInfo { return w.r.HeaderInfo() }
+func (w *workerFlags) headerInfo() *record.WorkerInfo { return w.r.HeaderInfo(readClockSync) }

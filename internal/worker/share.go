@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/host"
 	"github.com/llmbench/llmbench/internal/record"
 )
 
@@ -34,13 +33,13 @@ func (w *Worker) Share(plan *bench.Plan, notes io.Writer) (*bench.Plan, error) {
 }
 
 // HeaderInfo is the worker block of the records header with the clock's
-// synchronisation read now, just before dispatch; nil for a single
-// process.
-func (w *Worker) HeaderInfo() *record.WorkerInfo {
+// synchronisation read now by clock (host.ClockSync), just before
+// dispatch; nil for a single process.
+func (w *Worker) HeaderInfo(clock func() *record.ClockSync) *record.WorkerInfo {
 	if w.Info == nil {
 		return nil
 	}
 	info := *w.Info
-	info.Clock = host.ClockSync()
+	info.Clock = clock()
 	return &info
 }
