@@ -55,39 +55,26 @@ func TestRangesCheck(t *testing.T) {
 	}
 }
 
-// TestRangesCheckRamp: a ramp-up needs both rates, and rates need a
-// ramp-up.
-func TestRangesCheckRamp(t *testing.T) {
+// TestRangesPairs: a ramp-up needs both rates, and rates need a ramp-up;
+// a SageMaker endpoint needs its name, and the name needs SageMaker.
+func TestRangesPairs(t *testing.T) {
 	t.Parallel()
+	ramp, name := (*Ranges).CheckRamp, (*Ranges).CheckEndpointName
 	for _, tc := range []struct {
-		r    Ranges
-		want string
+		check func(*Ranges) error
+		r     Ranges
+		want  string
 	}{
-		{Ranges{}, ""},
-		{Ranges{RampStrategy: "linear", RampStartGiven: true, RampEndGiven: true}, ""},
-		{Ranges{RampStrategy: "linear", RampStartGiven: true}, "when using --ramp-up-strategy, both --ramp-up-start-rps and --ramp-up-end-rps must be specified"},
-		{Ranges{RampEndGiven: true}, "--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy"},
+		{ramp, Ranges{}, ""},
+		{ramp, Ranges{RampStrategy: "linear", RampStartGiven: true, RampEndGiven: true}, ""},
+		{ramp, Ranges{RampStrategy: "linear", RampStartGiven: true}, "when using --ramp-up-strategy, both --ramp-up-start-rps and --ramp-up-end-rps must be specified"},
+		{ramp, Ranges{RampEndGiven: true}, "--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy"},
+		{name, Ranges{Kind: OpenAICompletions}, ""},
+		{name, Ranges{Kind: SageMaker, EndpointName: "ep"}, ""},
+		{name, Ranges{Kind: SageMaker}, "--backend sagemaker needs --endpoint-name"},
+		{name, Ranges{Kind: OpenAIChat, EndpointName: "ep"}, "--endpoint-name needs --backend sagemaker"},
 	} {
-		if err := tc.r.CheckRamp(); (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.r, err, tc.want)
-		}
-	}
-}
-
-// TestRangesCheckEndpointName: a SageMaker endpoint needs its name, and
-// the name needs SageMaker.
-func TestRangesCheckEndpointName(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		r    Ranges
-		want string
-	}{
-		{Ranges{Kind: OpenAICompletions}, ""},
-		{Ranges{Kind: SageMaker, EndpointName: "ep"}, ""},
-		{Ranges{Kind: SageMaker}, "--backend sagemaker needs --endpoint-name"},
-		{Ranges{Kind: OpenAIChat, EndpointName: "ep"}, "--endpoint-name needs --backend sagemaker"},
-	} {
-		if err := tc.r.CheckEndpointName(); (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
+		if err := tc.check(&tc.r); (tc.want == "") != (err == nil) || (err != nil && err.Error() != tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.r, err, tc.want)
 		}
 	}
