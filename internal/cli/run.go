@@ -26,7 +26,7 @@ type runOptions struct {
 	// w are the distributed-run flags (run_worker.go, docs/distributed.md).
 	w workerFlags
 	// sweepMode is set by sweep, whose --users, --think-time and
-	// --spawn-rate are its own ladder's (checkClosedLoop is run's);
+	// --spawn-rate are its own ladder's (bench.ClosedLoop is run's);
 	// sweepLoop then names a closed-loop ladder ("sweep --concurrency";
 	// "" for rates), for dropClosedLoopCap.
 	sweepMode bool
