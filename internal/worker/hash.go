@@ -25,7 +25,7 @@ var excluded = map[string]bool{
 // ConfigHash hashes the name and value of every setting that defines the
 // workload (given or default) in the order settings yields them — the
 // command line's flags in name order — as the first 16 hex digits of a
-// SHA-256 (docs/distributed.md, "The config hash"): workers started with
+// SHA-256 (docs/distributed.md, "What a worker saves"): workers started with
 // the same workload get the same hash, whatever their output settings.
 func ConfigHash(settings iter.Seq2[string, string]) string {
 	h := sha256.New()
