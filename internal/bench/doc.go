@@ -8,6 +8,8 @@
 //
 // The files follow one step:
 //
+//   - settings.go: the checks and derivations of a run's settings on
+//     their way into a Spec (Ranges, ClosedLoop, DescribeLoad);
 //   - plan.go, share.go: the Plan, and a worker's share of it;
 //   - execute.go: Execute, the Hooks and the Outcome;
 //   - execution.go: what every executor shares — ready check, warm-ups,
@@ -20,9 +22,12 @@
 //   - sink.go: the Sink interface and its fan-out, Sinks;
 //   - selfcheck.go, abort.go: the client's judgement of itself, and the
 //     early stop of a misconfigured step;
-//   - summarize.go: the metrics of the records.
+//   - summarize.go: the metrics of the records;
+//   - verdict.go: a finished run's judgement of itself (Judge), which
+//     the command line maps to an exit code.
 //
 // Pacing and dispatch (the schedule, the dispatcher, the users' loop) are
-// internal/load's; sending is the backend's. bench knows nothing of flags
-// or output formats.
+// internal/load's; sending is the backend's. bench knows nothing of flag
+// parsing or output formats: settings.go takes typed values, and only
+// its messages use the command line's words, the words a user typed.
 package bench

@@ -143,3 +143,16 @@ func (p *Plan) Step(l Load, n int) *Plan {
 	}
 	return &q
 }
+
+// Expected is how many records the timed run of p makes, for a progress
+// bar: one per request, one per turn of its conversations, and 0 (not
+// known) when a time bound ends it.
+func (p *Plan) Expected() int {
+	switch {
+	case p.Load.Duration > 0:
+		return 0
+	case p.Conversations != nil:
+		return *p.Params.NumPrompts // every turn of every conversation
+	}
+	return len(p.Requests)
+}

@@ -26,7 +26,7 @@ type runOptions struct {
 	// w are the distributed-run flags (run_worker.go, docs/distributed.md).
 	w workerFlags
 	// sweepMode is set by sweep, whose --users, --think-time and
-	// --spawn-rate are its own ladder's (checkClosedLoop is run's);
+	// --spawn-rate are its own ladder's (bench.ClosedLoop is run's);
 	// sweepLoop then names a closed-loop ladder ("sweep --concurrency";
 	// "" for rates), for config.Resolve's closed-loop cap.
 	sweepMode bool
@@ -104,8 +104,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		return interruptedOr(ctx, err)
 	}
 	defer closeBE()
-	if plan, err = o.w.share(plan, ui.errw); err != nil {
-		return err
+	if plan, err = o.w.r.Share(plan, ui.errw); err != nil { // distributed runs
+		return &UsageError{Err: err}
 	}
 	if o.live, err = startLive(ctx, o.m, plan, ui.out); err != nil {
 		return err
@@ -190,14 +190,7 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", bench.DefaultGrace)
 	})
 	defer stopNote()
-	total := len(plan.Requests)
-	if plan.Conversations != nil {
-		total = *plan.Params.NumPrompts // every turn of every conversation
-	}
-	if plan.Load.Duration > 0 {
-		total = 0 // bounded by time: the count is not known
-	}
-	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
+	bar := newProgress(ui.tty, ui.errw, plan.Expected(), o.f.disableTqdm)
 	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
 		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
@@ -220,27 +213,20 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 	return outcome, nil
 }
 
-// exitPolicy turns an interrupted run or too many errors into an exit code.
+// exitPolicy turns the run's verdict (bench.Judge: interrupted, nothing
+// succeeded, too many errors) and the self-check into an exit code.
 func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan, outcome *bench.Outcome, sum *metrics.Summary) error {
-	if outcome.Interrupted {
+	var gate *float64
+	if o.f.maxErrorRate.set {
+		gate = &o.f.maxErrorRate.v
+	}
+	switch v := bench.Judge(outcome, sum, gate); {
+	case v.Interrupted:
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
-	}
-	n := len(outcome.Records)
-	if n > 0 && sum.Completed == 0 {
-		// A run too small for the early stop (abortAfter) gets the same
-		// hint when its requests all failed alike.
-		hint := ""
-		if e := outcome.AllFailedAlike(); e != nil {
-			hint = o.endpointHint(ctx, env, plan, e)
-		}
-		return &ExitError{Code: 1, Msg: fmt.Sprintf("no request succeeded (%d of %d failed; first error: %s)%s", sum.Failed, n, outcome.FirstError(), hint)}
-	}
-	if o.f.maxErrorRate.set && n > 0 {
-		rate := float64(sum.Failed) / float64(n)
-		if rate > o.f.maxErrorRate.v {
-			return &ExitError{Code: 1, Msg: fmt.Sprintf("error rate %.2f%% (%d of %d requests failed) exceeds --max-error-rate %.2f%%",
-				100*rate, sum.Failed, n, 100*o.f.maxErrorRate.v)}
-		}
+	case v.Alike != nil: // a run too small for the early stop gets its hint
+		return &ExitError{Code: 1, Msg: v.Failure + o.endpointHint(ctx, env, plan, v.Alike)}
+	case v.Failure != "":
+		return &ExitError{Code: 1, Msg: v.Failure}
 	}
 	return requireValid(o.f.requireValid, outcome)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -10,6 +11,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/prepare"
 	"github.com/llmbench/llmbench/internal/hfhub"
+	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
 // plan turns the flags into the run's Spec (kept in o.resolved for the
@@ -31,10 +33,25 @@ func (o *runOptions) plan(ctx context.Context, env *Env, cmd *cobra.Command, err
 	return p, closeBE, nil
 }
 
+// endpointHint is prepare.EndpointHint for the resolved Spec.
+func (o *runOptions) endpointHint(ctx context.Context, _ *Env, plan *bench.Plan, e *bench.EndpointError) string {
+	return prepare.EndpointHint(ctx, o.resolved, plan, e)
+}
+
 // usageOf makes prepare's input errors usage errors (exit code 2).
 func usageOf(err error) error {
 	if e, ok := err.(*prepare.InputError); ok {
 		return &UsageError{Err: e.Err}
+	}
+	return err
+}
+
+// tokenizerError makes a tokenizer that cannot work (no such file or hub
+// repository, a broken or unsupported tokenizer.json) a usage error, exit
+// code 2; a network failure stays a plain error.
+func tokenizerError(err error) error {
+	if errors.Is(err, tokenizer.ErrInvalid) {
+		return &UsageError{Err: err}
 	}
 	return err
 }

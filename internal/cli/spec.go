@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,16 +11,14 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
 )
 
-// maxNumPrompts bounds --num-prompts: every request's prompt, schedule
-// slot and record are held in memory, so a typo such as 99999999999 would
-// end in an out-of-memory crash instead of an error.
-const maxNumPrompts = 1_000_000
+// maxNumPrompts bounds --num-prompts (bench.MaxNumPrompts).
+const maxNumPrompts = bench.MaxNumPrompts
 
 // validate checks the flags that need no network, returning *UsageError.
 func (o *runOptions) validate(cmd *cobra.Command) error {
@@ -28,16 +28,29 @@ func (o *runOptions) validate(cmd *cobra.Command) error {
 
 // spec turns the flags into the run's bench.Spec, the one place they are
 // parsed: every check that needs no network, in the order a user meets
-// them (*UsageError), then every value the run reads. env nil (validate:
-// checks only) leaves the API key out.
+// them (*UsageError; the checks are the typed values' own), then every
+// value the run reads. env nil (validate: checks only) leaves the API key
+// out.
 func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 	f := &o.f
 	kind, err := bench.ParseKind(f.backend)
 	if err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
-	if err := o.checkRanges(kind); err != nil {
+	ranges := bench.Ranges{Kind: kind, Dataset: f.ds.Name, NumPrompts: f.ds.NumPrompts, BaseURL: f.baseURL, Label: f.label,
+		MaxConcurrency: f.maxConcurrency.ptr(), RequestRate: float64(f.requestRate), Burstiness: float64(f.burstiness),
+		NumWarmups: f.numWarmups, ReadyCheckSec: f.readyCheckSec, RequestTimeout: f.requestTimeout,
+		MaxErrorRate: f.maxErrorRate.v, MaxErrorRateGiven: f.maxErrorRate.set,
+		RampStrategy: f.rampUpStrategy, RampStartGiven: f.rampUpStartRPS.set, RampEndGiven: f.rampUpEndRPS.set,
+		EndpointName: o.sm.endpointName}
+	if err := ranges.Check(); err != nil {
+		return bench.Spec{}, &UsageError{Err: err}
+	}
+	if err := o.checkSteadyState(); err != nil {
 		return bench.Spec{}, err
+	}
+	if err := ranges.CheckRamp(); err != nil {
+		return bench.Spec{}, &UsageError{Err: err}
 	}
 	if err := o.checkRepeat(cmd); err != nil {
 		return bench.Spec{}, err
@@ -46,30 +59,31 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 	if err := arrivals.Validate(); err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
-	users, err := o.checkClosedLoop(cmd)
+	var users *load.Users
+	if !o.sweepMode { // sweep checks its ladder (checkSweep)
+		loop := bench.ClosedLoop{Users: f.users, SpawnRate: f.spawnRate, Duration: f.duration, Warmup: f.warmupDuration,
+			Think: f.thinkTime, Seed: f.ds.Seed, Given: func(name string) bool { return o.userSet(cmd, name) }}
+		if users, err = loop.Loop(); err != nil {
+			return bench.Spec{}, &UsageError{Err: err}
+		}
+	}
+	goodput, err := metrics.ParseSettings(f.goodput, f.metricPercentiles, f.percentileMetrics)
 	if err != nil {
-		return bench.Spec{}, err
+		return bench.Spec{}, &UsageError{Err: err}
 	}
-	goodput, err := o.checkMetrics()
+	headers, err := openai.ParseHeaders(f.headers)
 	if err != nil {
-		return bench.Spec{}, err
+		return bench.Spec{}, &UsageError{Err: err}
 	}
-	headers, err := parseHeaders(f.headers)
+	if err := record.CheckMetadata(f.metadata); err != nil {
+		return bench.Spec{}, &UsageError{Err: err}
+	}
+	extra, err := openai.ExtraBody(o.sampling(), f.extraBody)
 	if err != nil {
-		return bench.Spec{}, err
+		return bench.Spec{}, &UsageError{Err: err}
 	}
-	if _, err := parseMetadata(f.metadata); err != nil {
-		return bench.Spec{}, err
-	}
-	extra, err := o.extraBody()
-	if err != nil {
-		return bench.Spec{}, err
-	}
-	if f.backend == "sagemaker" && o.sm.endpointName == "" {
-		return bench.Spec{}, usageErrorf("--backend sagemaker needs --endpoint-name")
-	}
-	if f.backend != "sagemaker" && o.sm.endpointName != "" {
-		return bench.Spec{}, usageErrorf("--endpoint-name needs --backend sagemaker")
+	if err := ranges.CheckEndpointName(); err != nil {
+		return bench.Spec{}, &UsageError{Err: err}
 	}
 	if err := o.checkServerMetrics(cmd); err != nil {
 		return bench.Spec{}, err
@@ -80,11 +94,11 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 			return bench.Spec{}, &UsageError{Err: fmt.Errorf("--turn-think-time: %w", err)}
 		}
 	}
-	maxConc := o.maxConcurrencyOrZero()
-	if users != nil {
+	maxConc := 0
+	if f.maxConcurrency.set && users == nil {
 		// A closed loop keeps its own requests in flight: demo's default
 		// cap (config caps were dropped when resolved) does not apply.
-		maxConc = 0
+		maxConc = f.maxConcurrency.v
 	}
 	s := bench.Spec{
 		Endpoint: bench.Endpoint{
@@ -102,88 +116,90 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		RequestTimeout: f.requestTimeout,
 		ReadyCheck:     time.Duration(f.readyCheckSec * float64(time.Second)),
 		Preconnect:     f.preconnect,
-		IDPrefix:       o.requestIDPrefix(),
+		IDPrefix:       bench.IDPrefix(f.requestIDPrefix, o.w.r.IDPrefix), // given, a worker's, or random
 		StrictTokens:   f.strictTokens,
-		Params:         o.params(goodput),
 	}
+	s.Params = s.DescribeLoad(o.params(goodput))
 	if env != nil {
 		s.Endpoint.APIKey = openai.Secret(env.Getenv("OPENAI_API_KEY"))
 	}
 	return s, nil
 }
 
-// checkRanges checks the flags whose values alone can be wrong.
-func (o *runOptions) checkRanges(kind bench.Kind) error {
-	f := &o.f
-	if f.ds.Name == dataset.TimedTrace && kind != bench.OpenAICompletions {
-		// vLLM's words.
-		return usageErrorf("timed_trace dataset passes pre-tokenized prompts (list[int]) and requires a completions backend ('vllm' or 'openai').")
+// userSet reports whether the user gave flag name (on the command line or
+// after "--"), as opposed to config.yaml or a default. Once the
+// configuration's layers are merged (resolveConfig) the merged set
+// answers; a command without a configuration (demo) asks pflag.
+func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
+	if o.cfg.sources != nil {
+		src := o.cfg.sources[name]
+		return src == srcFlag || src == srcDash
 	}
-	if f.ds.NumPrompts <= 0 || f.ds.NumPrompts > maxNumPrompts {
-		return usageErrorf("--num-prompts must be in 1..%d (got %d); split larger runs", maxNumPrompts, f.ds.NumPrompts)
-	}
-	if u := f.baseURL; u != "" && !strings.Contains(u, "://") {
-		// Go's URL parser would say "first path segment in URL cannot
-		// contain colon" of 127.0.0.1:8000.
-		shown := "http://" + u
-		if r := redact.URL(shown); strings.HasPrefix(r, "http://") {
-			shown = r
-		}
-		return usageErrorf("--base-url %s has no scheme: add http:// (--base-url %s) or https://", strings.TrimPrefix(shown, "http://"), shown)
-	}
-	if strings.ContainsAny(f.label, `/\`) {
-		return usageErrorf("--label %q: must not contain a path separator (it starts the result file name; use --result-dir for folders)", f.label)
-	}
-	if f.maxConcurrency.set && f.maxConcurrency.v <= 0 {
-		return usageErrorf("--max-concurrency must be positive (got %d); leave it out for no limit", f.maxConcurrency.v)
-	}
-	if r := float64(f.requestRate); r <= 0 {
-		return usageErrorf("--request-rate must be positive or inf (got %v)", r)
-	}
-	if b := float64(f.burstiness); b <= 0 {
-		return usageErrorf("--burstiness must be positive (got %v)", b)
-	}
-	if f.numWarmups < 0 {
-		return usageErrorf("--num-warmups must not be negative")
-	}
-	if f.readyCheckSec < 0 {
-		return usageErrorf("--ready-check-timeout-sec must not be negative")
-	}
-	if f.requestTimeout <= 0 {
-		return usageErrorf("--request-timeout must be positive")
-	}
-	if f.maxErrorRate.set && (f.maxErrorRate.v < 0 || f.maxErrorRate.v > 1) {
-		return usageErrorf("--max-error-rate must be in [0, 1] (got %v)", f.maxErrorRate.v)
-	}
-	if err := o.checkSteadyState(); err != nil {
-		return err
-	}
-	// Presence is ours to check (the schedule cannot tell an unset rate from
-	// 0); the values are checked by the schedule itself, with vLLM's
-	// messages.
-	if f.rampUpStrategy != "" && (!f.rampUpStartRPS.set || !f.rampUpEndRPS.set) {
-		return usageErrorf("when using --ramp-up-strategy, both --ramp-up-start-rps and --ramp-up-end-rps must be specified")
-	}
-	if f.rampUpStrategy == "" && (f.rampUpStartRPS.set || f.rampUpEndRPS.set) {
-		return usageErrorf("--ramp-up-start-rps and --ramp-up-end-rps need --ramp-up-strategy")
-	}
-	return nil
+	return cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name)
 }
 
-// checkMetrics checks the metric flags and returns the goodput SLOs.
-func (o *runOptions) checkMetrics() (map[string]float64, error) {
-	f := &o.f
-	goodput, err := metrics.ParseGoodput(f.goodput)
-	if err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	if _, err := metrics.ParsePercentiles(f.metricPercentiles); err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	if f.percentileMetrics != "" {
-		if _, err := metrics.ParsePercentileMetrics(f.percentileMetrics); err != nil {
-			return nil, &UsageError{Err: err}
+// sampling are the sampling flags given, by body key (openai.ExtraBody).
+func (o *runOptions) sampling() map[string]any {
+	f, m := &o.f, map[string]any{}
+	for k, v := range map[string]optFloat{"top_p": f.topP, "min_p": f.minP, "temperature": f.temperature,
+		"frequency_penalty": f.frequencyPen, "presence_penalty": f.presencePen, "repetition_penalty": f.repetitionPen} {
+		if v.set {
+			m[k] = v.v
 		}
 	}
-	return goodput, nil
+	if f.topK.set {
+		m["top_k"] = f.topK.v
+	}
+	return m
+}
+
+// redactHeader is redact.HeaderItem (proxy's --upstream-header).
+func redactHeader(item string) string { return redact.HeaderItem(item) }
+
+// arrivals is the arrival process the flags describe.
+func (o *runOptions) arrivals() load.Arrivals {
+	f := &o.f
+	a := load.Arrivals{Rate: float64(f.requestRate), Burstiness: float64(f.burstiness), Seed: f.ds.Seed}
+	if f.rampUpStrategy != "" {
+		a.RampStrategy, a.RampStartRPS, a.RampEndRPS = f.rampUpStrategy, f.rampUpStartRPS.v, f.rampUpEndRPS.v
+	}
+	return a
+}
+
+// concurrency is the most requests that can be in flight.
+func (o *runOptions) concurrency() int {
+	if o.f.users > 0 {
+		return o.f.users
+	}
+	if o.f.maxConcurrency.set {
+		return o.f.maxConcurrency.v
+	}
+	return o.f.ds.NumPrompts
+}
+
+// baseURL is demo's simulator, else --base-url, else http://HOST:PORT.
+func (o *runOptions) baseURL() string {
+	if o.f.simURL != "" {
+		return strings.TrimRight(o.f.simURL, "/")
+	}
+	if o.f.baseURL != "" {
+		return strings.TrimRight(o.f.baseURL, "/")
+	}
+	return "http://" + net.JoinHostPort(o.f.host, strconv.Itoa(o.f.port))
+}
+
+// params describe the run for metrics and reports as the flags give it;
+// bench.Spec.DescribeLoad adds the load, prepare.Build the model and the
+// tokenizer, bench.FinalParams the rest.
+func (o *runOptions) params(goodput map[string]float64) record.Params {
+	f := &o.f
+	p := record.Params{PercentileMetrics: f.percentileMetrics, MetricPercentiles: f.metricPercentiles, Backend: f.backend, Metadata: f.metadata}
+	if len(goodput) > 0 {
+		p.Goodput = goodput
+	}
+	if f.label != "" {
+		l := f.label
+		p.Label = &l
+	}
+	return p
 }

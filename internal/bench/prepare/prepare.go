@@ -2,7 +2,9 @@
 // backend, asks an HTTP server which model it serves when the Spec names
 // none, resolves the tokenizer, loads the dataset, compares token counts
 // with the server's /tokenize (and aligns generated prompts to it, as vLLM
-// does), and builds the requests or conversations.
+// does), and builds the requests or conversations. When the first
+// requests of a step all failed alike, EndpointHint says what to check,
+// asking the same server's /v1/models after a 404 (hint.go).
 //
 // It is a package of its own, beside bench, because it changes for other
 // reasons than the step does: bench runs a Plan (dispatch, warm-ups,

@@ -1,4 +1,4 @@
-package cli
+package prepare
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend/openai"
 	"github.com/llmbench/llmbench/internal/bench"
-	"github.com/llmbench/llmbench/internal/bench/prepare"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
 )
@@ -17,23 +16,25 @@ import (
 // hintTimeout bounds the /v1/models question of a hint.
 const hintTimeout = 5 * time.Second
 
-// endpointHint says what to check when the first requests all failed
-// alike (bench.EndpointError, or every request of a small run). A 404 is
-// a wrong --model as often as a wrong path (vLLM answers "The model `x`
-// does not exist." with 404): the server's /v1/models tells which.
-func (o *runOptions) endpointHint(ctx context.Context, env *Env, plan *bench.Plan, e *bench.EndpointError) string {
+// EndpointHint says what to check when the first requests of the plan
+// built from spec all failed alike (e: bench.EndpointError, or every
+// request of a small run), as text to append to the failure: " — ...". A
+// 404 is a wrong --model as often as a wrong path (vLLM answers "The
+// model `x` does not exist." with 404): the server's /v1/models tells
+// which. An interrupt does not cut that question short.
+func EndpointHint(ctx context.Context, spec *bench.Spec, plan *bench.Plan, e *bench.EndpointError) string {
 	if plan.Kind == bench.SageMaker {
 		return " — check --endpoint-name, --region and the credentials"
 	}
-	ep := &o.resolved.Endpoint
-	where := redact.URL(ep.BaseURL) + prepare.APIPath(ep) // the path the requests went to
+	ep := &spec.Endpoint
+	where := redact.URL(ep.BaseURL) + APIPath(ep) // the path the requests went to
 	switch {
 	case e.Class == record.ErrConnection:
 		return fmt.Sprintf(" — is the server at %s running? check --base-url (or --host/--port)", redact.URL(ep.BaseURL))
 	case e.Class == record.ErrMalformedStream: // it answers, in a framing or format llmbench cannot read
 		return fmt.Sprintf(" — %s answers with a stream that is not HTTP/1.1 OpenAI SSE: check that it is an OpenAI-compatible server and --backend", where)
 	case e.Status == http.StatusNotFound:
-		if hint := o.modelHint(ctx, env, plan); hint != "" {
+		if hint := modelHint(ctx, ep, plan); hint != "" {
 			return hint
 		}
 		return fmt.Sprintf(" — %s does not exist: check --endpoint (vLLM serves /v1/completions and /v1/chat/completions) and that --base-url does not end in /v1", where)
@@ -46,14 +47,14 @@ func (o *runOptions) endpointHint(ctx context.Context, env *Env, plan *bench.Pla
 // modelHint asks the server's /v1/models whether it serves the model the
 // requests named: " — the server does not serve model X; /v1/models
 // lists: a, b" when it does not, "" when it does or cannot say.
-func (o *runOptions) modelHint(ctx context.Context, env *Env, plan *bench.Plan) string {
+func modelHint(ctx context.Context, ep *bench.Endpoint, plan *bench.Plan) string {
 	c, ok := plan.Backend.(*openai.Client)
 	if !ok || len(plan.Requests) == 0 {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hintTimeout)
 	defer cancel()
-	models, err := openai.ListModels(ctx, c.HTTPClient(), o.resolved.Endpoint.BaseURL, o.resolved.Endpoint.APIKey)
+	models, err := openai.ListModels(ctx, c.HTTPClient(), ep.BaseURL, ep.APIKey)
 	if err != nil || len(models) == 0 {
 		return ""
 	}

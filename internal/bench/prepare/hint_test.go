@@ -1,0 +1,83 @@
+package prepare
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/llmbench/llmbench/internal/backend"
+	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/record"
+)
+
+// TestEndpointHint: the fail-fast hint names what to check for the class
+// or status the first requests failed with; a server that answers in a
+// framing llmbench cannot read is not asked whether it is running; the
+// hint names the path the requests went to (the chat path under
+// openai-chat without --endpoint, not the completions default it
+// replaced).
+func TestEndpointHint(t *testing.T) {
+	t.Parallel()
+	completions := &bench.Spec{Endpoint: bench.Endpoint{BaseURL: "http://127.0.0.1:8000", Path: "/v1/completions"}}
+	chat := &bench.Spec{Endpoint: bench.Endpoint{Kind: bench.OpenAIChat, BaseURL: "http://127.0.0.1:8000", Path: "/v1/completions"}}
+	for _, tc := range []struct {
+		name    string
+		spec    *bench.Spec
+		kind    bench.Kind
+		e       bench.EndpointError
+		want    string
+		notWant string
+	}{
+		{"connection", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrConnection}, " — is the server at http://127.0.0.1:8000 running? check --base-url (or --host/--port)", ""},
+		{"malformed", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrMalformedStream}, "http://127.0.0.1:8000/v1/completions answers with a stream that is not HTTP/1.1 OpenAI SSE", "running"},
+		{"chat path", chat, bench.OpenAIChat, bench.EndpointError{N: 4, Class: record.ErrMalformedStream}, "http://127.0.0.1:8000/v1/chat/completions answers", ""},
+		{"not found, no models to ask", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 404}, " — http://127.0.0.1:8000/v1/completions does not exist: check --endpoint", ""},
+		{"credentials", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 401}, "refused the credentials: check OPENAI_API_KEY", ""},
+		{"other", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 400}, "rejected the request: check --model, --backend and the request flags", ""},
+		{"sagemaker", completions, bench.SageMaker, bench.EndpointError{N: 4, Status: 400}, " — check --endpoint-name, --region and the credentials", ""},
+	} {
+		got := EndpointHint(t.Context(), tc.spec, &bench.Plan{Kind: tc.kind}, &tc.e)
+		if !strings.HasPrefix(got, " — ") || !strings.Contains(got, tc.want) || (tc.notWant != "" && strings.Contains(got, tc.notWant)) {
+			t.Errorf("%s: hint %q, want %q in it and not %q", tc.name, got, tc.want, tc.notWant)
+		}
+	}
+}
+
+// TestEndpointHintAsksForTheModel: after a 404 the server's /v1/models
+// says whether the model the requests named is served: the hint lists
+// the models (at most ten) when it is not, and falls back to the path
+// hint when it is.
+func TestEndpointHintAsksForTheModel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		served int
+		asked  string
+		want   string
+	}{
+		{"not served", 2, "x", ` — the server does not serve model "x"; its /v1/models lists: m0, m1 (pass one with --model, or leave --model out to take the first)`},
+		{"many served", 12, "x", `its /v1/models lists: m0, m1, m2, m3, m4, m5, m6, m7, m8, m9, ... (12 in all) (pass one`},
+		{"served: the path is wrong", 2, "m1", "/v1/completions does not exist: check --endpoint"},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var ids []string
+			for i := range tc.served {
+				ids = append(ids, fmt.Sprintf(`{"id":"m%d","object":"model"}`, i))
+			}
+			fmt.Fprintf(w, `{"object":"list","data":[%s]}`, strings.Join(ids, ","))
+		}))
+		c, err := openai.New(openai.Config{URL: srv.URL + "/v1/completions"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec := &bench.Spec{Endpoint: bench.Endpoint{BaseURL: srv.URL, Path: "/v1/completions"}}
+		plan := &bench.Plan{Backend: c, Requests: []backend.Request{{Model: tc.asked}}}
+		if got := EndpointHint(t.Context(), spec, plan, &bench.EndpointError{N: 4, Status: 404}); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: hint %q, want %q in it", tc.name, got, tc.want)
+		}
+		srv.Close()
+	}
+}
