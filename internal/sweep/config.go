@@ -3,7 +3,9 @@
 // row, and the analysis at the end (docs/capacity.md). It knows nothing of
 // flags or of how a step is wired to the terminal, the records file or the
 // server's metrics: the command gives it a typed Config and a Stepper, and
-// writes the files and chooses the exit code from its Result.
+// writes the files and chooses the exit code from its Result. It also
+// drives run --runs, one load's runs without the ladder (Repeat.Run, the
+// command giving a Runner).
 package sweep
 
 import (
