@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -26,16 +24,11 @@ func (r *runsFlag) String() string {
 }
 
 func (r *runsFlag) Set(s string) error {
-	if strings.EqualFold(strings.TrimSpace(s), "auto") {
-		r.k, r.auto = 0, true
-		return nil
+	k, auto, err := sweep.ParseRuns(s)
+	if err == nil {
+		r.k, r.auto = k, auto
 	}
-	k, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || k < 1 {
-		return fmt.Errorf("want a whole number of runs >= 1 or auto")
-	}
-	r.k, r.auto = k, false
-	return nil
+	return err
 }
 
 func (r *runsFlag) Type() string { return "K|auto" }

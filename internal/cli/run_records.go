@@ -55,12 +55,5 @@ func (r *recordsOut) sink(errw io.Writer) bench.Sink {
 func (r *recordsOut) close(p *record.Params) { r.Close(p) }
 
 // closeInterrupted ends the records of a step stopped by Ctrl-C whose
-// result is left out: the closing line carries the step's summarized
-// params (interrupted), as a run's does (docs/records.md, "Closing
-// line"); without them the file is closed unfinished.
-func (r *recordsOut) closeInterrupted(p *bench.Plan, o *bench.Outcome) {
-	if sum, err := bench.Summarize(p, o); err == nil {
-		r.Close(&sum.Params)
-	}
-	r.Close(nil)
-}
+// result is left out (recfile.File.CloseInterrupted).
+func (r *recordsOut) closeInterrupted(p *bench.Plan, o *bench.Outcome) { r.CloseInterrupted(p, o) }

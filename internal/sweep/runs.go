@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/bench"
@@ -79,6 +80,19 @@ func (r Repeat) Run(ctx context.Context, p *bench.Plan, deciding []string, runne
 		p.NumWarmups, p.ReadyCheck = 0, 0 // warm from the first run
 	}
 	return res, nil
+}
+
+// ParseRuns reads --runs: a whole number of runs K >= 1, or auto (in
+// any case; K is then 0).
+func ParseRuns(s string) (k int, auto bool, err error) {
+	if strings.EqualFold(strings.TrimSpace(s), "auto") {
+		return 0, true, nil
+	}
+	k, err = strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || k < 1 {
+		return 0, false, errors.New("want a whole number of runs >= 1 or auto")
+	}
+	return k, false, nil
 }
 
 // Check checks --runs, --ci-width and --max-runs together; given is

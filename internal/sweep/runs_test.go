@@ -183,3 +183,31 @@ func TestRepeatCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRuns: K >= 1 or auto.
+func TestParseRuns(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		k    int
+		auto bool
+		ok   bool
+	}{
+		{"3", 3, false, true},
+		{" 1 ", 1, false, true},
+		{"auto", 0, true, true},
+		{"AUTO ", 0, true, true},
+		{"0", 0, false, false},
+		{"-2", 0, false, false},
+		{"2.5", 0, false, false},
+		{"x", 0, false, false},
+	} {
+		k, auto, err := ParseRuns(c.in)
+		if k != c.k || auto != c.auto || (err == nil) != c.ok {
+			t.Errorf("ParseRuns(%q) = %d, %v, %v; want %d, %v, ok %v", c.in, k, auto, err, c.k, c.auto, c.ok)
+		}
+		if err != nil && err.Error() != "want a whole number of runs >= 1 or auto" {
+			t.Errorf("ParseRuns(%q): %v", c.in, err)
+		}
+	}
+}
