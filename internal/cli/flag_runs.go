@@ -1,13 +1,11 @@
 package cli
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/stats"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // runsFlag is --runs on run and sweep (one type for both): a whole
@@ -26,16 +24,11 @@ func (r *runsFlag) String() string {
 }
 
 func (r *runsFlag) Set(s string) error {
-	if strings.EqualFold(strings.TrimSpace(s), "auto") {
-		r.k, r.auto = 0, true
-		return nil
+	k, auto, err := sweep.ParseRuns(s)
+	if err == nil {
+		r.k, r.auto = k, auto
 	}
-	k, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil || k < 1 {
-		return fmt.Errorf("want a whole number of runs >= 1 or auto")
-	}
-	r.k, r.auto = k, false
-	return nil
+	return err
 }
 
 func (r *runsFlag) Type() string { return "K|auto" }
@@ -63,43 +56,20 @@ func bindRepeatFlags(fs *pflag.FlagSet, r *repeatFlags, runsUsage string) {
 	fs.IntVar(&r.maxRuns, "max-runs", defaultMaxRuns, "with --runs auto: stop after this many runs even if the interval has not converged (at least 3)")
 }
 
+// value is the flags as the runs' driver takes them.
+func (r *repeatFlags) value() sweep.Repeat {
+	return sweep.Repeat{Runs: r.runs.k, Auto: r.runs.auto, CIWidth: r.ciWidth, MaxRuns: r.maxRuns}
+}
+
 // check validates the three flags (given is whether --ci-width or
-// --max-runs was set: they mean nothing without --runs auto).
+// --max-runs was set: sweep.Repeat.Check).
 func (r *repeatFlags) check(given bool) error {
-	if !r.runs.auto {
-		if given {
-			return usageErrorf("--ci-width and --max-runs need --runs auto")
-		}
-		return nil
-	}
-	if !(r.ciWidth > 0) {
-		return usageErrorf("--ci-width must be positive (got %v)", r.ciWidth)
-	}
-	if r.maxRuns < stats.MinAutoRuns {
-		return usageErrorf("--max-runs must be at least %d: --runs auto checks the interval from the third run (got %d)", stats.MinAutoRuns, r.maxRuns)
+	if err := r.value().Check(given); err != nil {
+		return &UsageError{Err: err}
 	}
 	return nil
 }
 
-// planned is the most runs the flags can make: K, or --max-runs (1
-// for flags never bound, as in a test's options).
-func (r *repeatFlags) planned() int {
-	if r.runs.auto {
-		return r.maxRuns
-	}
-	return max(1, r.runs.k)
-}
-
-// repeated is whether more than one run may be made.
-func (r *repeatFlags) repeated() bool { return r.planned() > 1 }
-
-// next says, after the runs whose figures are figs, whether to make
-// another, and for --runs auto the convergence record so far (nil for
-// a fixed K).
-func (r *repeatFlags) next(figs []map[string]float64, deciding []string) (bool, *stats.Convergence) {
-	if !r.runs.auto {
-		return len(figs) < r.runs.k, nil
-	}
-	c, done := stats.Converge(figs, deciding, r.ciWidth, r.maxRuns)
-	return !done, &c
-}
+// repeated is whether more than one run may be made (flags never bound,
+// as in a test's options, make one).
+func (r *repeatFlags) repeated() bool { return r.value().Planned() > 1 }

@@ -1,43 +1,47 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/recfile"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // recordsOut is the file a run's records stream to while it goes on
-// (recfile.File, docs/records.md): --save-records PATH; with
-// --save-detailed, the result's name with .records.jsonl; else, when a
-// result is to be saved, a temporary file beside it, removed once the
-// result is written.
+// (recfile.File, docs/records.md; where: recfile.Place).
 type recordsOut struct{ recfile.File }
 
 // openRecords decides where the records go. The result's name is fixed
 // now (its date is the plan's), so the records file can carry it.
 func (o *runOptions) openRecords(plan *bench.Plan) (*recordsOut, error) {
-	f := &o.f
 	plan.Params.Date = time.Now().Format(bench.DateLayout)
-	saving := f.saveResult || f.appendResult
-	rec := &recordsOut{recfile.File{Worker: o.w.headerInfo}}
-	switch {
-	case f.saveRecordsPath != "":
-		rec.Path = f.saveRecordsPath
-	case saving && f.saveDetailed:
-		name := o.resultName(&plan.Params)
-		rec.Path = filepath.Join(f.resultDir, strings.TrimSuffix(name, filepath.Ext(name))+".records.jsonl")
-	case saving:
-		rec.Path = filepath.Join(f.resultDir, fmt.Sprintf(".llmbench-records-%s-%d.jsonl", plan.Params.Date, os.Getpid()))
-		rec.Temp = true
+	return o.recordsAt(plan, 0, plan.Params.Date), nil
+}
+
+// recordsAt is the records file of run k of --runs (0: the only run),
+// -runK in its name (sweep.RunFile); tempDate names a temporary one.
+func (o *runOptions) recordsAt(plan *bench.Plan, k int, tempDate string) *recordsOut {
+	f := &o.f
+	run := func(name string) string {
+		if k == 0 || name == "" {
+			return name
+		}
+		return sweep.RunFile(name, k)
 	}
-	return rec, nil
+	pl := recfile.Place{Path: run(f.saveRecordsPath), Dir: f.resultDir, Detailed: f.saveDetailed}
+	if f.saveResult || f.appendResult {
+		pl.Result = run(o.resultName(&plan.Params))
+	}
+	rec := &recordsOut{pl.File(tempDate, os.Getpid())}
+	rec.Worker = o.w.headerInfo
+	if rec.Temp {
+		rec.Path = run(rec.Path)
+	}
+	return rec
 }
 
 // sink is r as the step's bench.Sink, reporting write failures on errw.
@@ -51,12 +55,5 @@ func (r *recordsOut) sink(errw io.Writer) bench.Sink {
 func (r *recordsOut) close(p *record.Params) { r.Close(p) }
 
 // closeInterrupted ends the records of a step stopped by Ctrl-C whose
-// result is left out: the closing line carries the step's summarized
-// params (interrupted), as a run's does (docs/records.md, "Closing
-// line"); without them the file is closed unfinished.
-func (r *recordsOut) closeInterrupted(p *bench.Plan, o *bench.Outcome) {
-	if sum, err := bench.Summarize(p, o); err == nil {
-		r.Close(&sum.Params)
-	}
-	r.Close(nil)
-}
+// result is left out (recfile.File.CloseInterrupted).
+func (r *recordsOut) closeInterrupted(p *bench.Plan, o *bench.Outcome) { r.CloseInterrupted(p, o) }

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
-	"slices"
-	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,16 +12,11 @@ import (
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/report"
-	"github.com/llmbench/llmbench/internal/stats"
 	"github.com/llmbench/llmbench/internal/sweep"
 )
 
-// run --runs K (docs/confidence.md, "Repeated runs"): the whole
-// benchmark K times on one plan — the same prompts and the same seeded
-// schedule — each run with its own records file and self-check, the
-// warm-ups and the ready check only before the first (the server is warm
-// after it). Each run's figures are capacity.Figures, as a sweep step's;
-// stats.RunsByKey makes run_stats of them, as for a sweep step's runs.
+// run --runs K (docs/confidence.md, "Repeated runs"): sweep.Repeat.Run
+// makes the runs; runsOf wires each as run wires its one run.
 
 // runsUsage is run's --runs text.
 const runsUsage = "repeat the whole benchmark K times on the same plan (same prompts and schedule; warm-ups before the first run only), or auto: until each deciding figure's 95% t interval is within --ci-width of its mean (at least 3, at most --max-runs runs; deciding: output token throughput, mean TTFT and mean TPOT, or with --goodput request goodput and the SLOs' means); prints vLLM's table of the last run and each figure's mean, std, se, t, interval and cv over the runs, saved as llmbench.run_stats (ours)"
@@ -45,15 +38,17 @@ func (o *runOptions) checkRepeat(cmd *cobra.Command) error {
 	return nil
 }
 
-// oneRun is one run of run --runs: its outcome, figures and extras.
-type oneRun struct {
-	outcome *bench.Outcome
-	sum     *bench.Summary
-	steady  steadyStateOut
-	figs    map[string]float64
-	extra   map[string]any
-	srv     *serverRun
-	saved   string // the run's own result file ("" = not saved)
+// runsOf is run's sweep.Runner. It keeps the first run's date (every
+// run's files carry it, so the files of one repetition sort together)
+// and the last run's parts the result needs.
+type runsOf struct {
+	o      *runOptions
+	env    *Env
+	ui     *console
+	date   string
+	steady steadyStateOut
+	extra  map[string]any
+	srv    *serverRun
 }
 
 // runRepeated is run's loop under --runs: it makes the runs, then prints
@@ -65,190 +60,102 @@ func (o *runOptions) runRepeated(ctx context.Context, env *Env, plan *bench.Plan
 	if o.w.info != nil {
 		return usageErrorf("--runs %s: a distributed run is one run; start it again with a new --start-at", o.f.repeat.runs.String())
 	}
-	var runs []*oneRun
-	var figs []map[string]float64
-	var conv *stats.Convergence
-	date := ""
-	deciding := o.deciding()
-	for k := 1; ; k++ {
-		r, err := o.runOnce(ctx, env, plan, ui, k, &date)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, r)
-		if r.outcome.Interrupted {
-			break // its figures are partial: shown, not counted
-		}
-		figs = append(figs, r.figs)
-		more, c := o.f.repeat.next(figs, deciding)
-		if c != nil {
-			conv = c
-		}
-		fmt.Fprintf(ui.errw, "  %s%s\n", runLine(r), sweep.ConvergenceNote(c, more))
-		if r.saved != "" {
-			fmt.Fprintf(ui.errw, "  result saved to %s\n", r.saved)
-		}
-		if !more || r.sum.Metrics.Completed == 0 || ctx.Err() != nil {
-			break // a run where nothing succeeded ends the repetition
-		}
-		plan.NumWarmups, plan.ReadyCheck = 0, 0 // warm from the first run
-	}
-	return o.finishRuns(ctx, env, plan, ui, runs, figs, conv)
-}
-
-// deciding is the figures --runs auto stops on: with --goodput request
-// goodput and the SLOs' means, else capacity.DefaultDeciding.
-func (o *runOptions) deciding() []string {
+	deciding := capacity.DefaultDeciding
 	if g, err := metrics.ParseGoodput(o.f.goodput); err == nil && len(g) > 0 {
-		return capacity.GoodputDeciding(g)
+		deciding = capacity.GoodputDeciding(g)
 	}
-	return capacity.DefaultDeciding
+	r := &runsOf{o: o, env: env, ui: ui}
+	res, err := o.f.repeat.value().Run(ctx, plan, deciding, r, ui.errw)
+	if err != nil {
+		return err
+	}
+	return o.finishRuns(ctx, env, plan, res, r)
 }
 
-// runOnce makes run k: records, execute, summarize, its own result.
-func (o *runOptions) runOnce(ctx context.Context, env *Env, plan *bench.Plan, ui *console, k int, date *string) (*oneRun, error) {
-	rp := &o.f.repeat
-	of := fmt.Sprint(rp.runs.k)
-	if rp.runs.auto {
-		of = fmt.Sprintf("at most %d, --runs auto", rp.maxRuns)
+// RunOnce makes run k: records, execute, summarize, its own result.
+func (r *runsOf) RunOnce(ctx context.Context, plan *bench.Plan, k int) (*bench.Outcome, *bench.Summary, string, error) {
+	o, ui := r.o, r.ui
+	now := time.Now().Format(bench.DateLayout)
+	if r.date == "" {
+		r.date = now
 	}
-	fmt.Fprintf(ui.errw, "run %d of %s ...\n", k, of)
-	rec, err := o.openRunRecords(plan, k, date)
-	if err != nil {
-		return nil, err
-	}
+	plan.Params.Date = r.date
+	rec := o.recordsAt(plan, k, now)
 	defer rec.close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
-	outcome, err := o.execute(ctx, env, plan, ui, rec)
+	outcome, err := o.execute(ctx, r.env, plan, ui, rec)
 	o.srv.Stop()
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	sum, steady, err := o.summarize(plan, outcome, rec)
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
-	r := &oneRun{outcome: outcome, sum: sum, steady: steady, figs: capacity.Figures(sum.Metrics), srv: o.srv,
-		extra: map[string]any{selfCheckKey: selfCheckObject(outcome)}}
+	r.steady, r.srv, r.extra = steady, o.srv, map[string]any{selfCheckKey: selfCheckObject(outcome)}
 	if o.f.users > 0 {
 		r.extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
 	}
 	addServerExtras(o.srv, r.extra)
-	if err := o.saveRun(ui, r, k, rec); err != nil {
-		return nil, err
+	saved, err := r.save(outcome, sum, k, rec)
+	if err == nil {
+		err = rec.Failed()
 	}
-	if err := rec.Failed(); err != nil {
-		return nil, err
-	}
-	return r, nil
+	return outcome, sum, saved, err
 }
 
-// openRunRecords opens run k's records file: the run's name with -runK
-// (run-run2.records.jsonl); every run keeps the first run's date, so the
-// files of one repetition sort together.
-func (o *runOptions) openRunRecords(plan *bench.Plan, k int, date *string) (*recordsOut, error) {
-	rec, err := o.openRecords(plan)
-	if err != nil {
-		return nil, err
-	}
-	if *date == "" {
-		*date = plan.Params.Date
-	}
-	plan.Params.Date = *date
-	switch {
-	case o.f.saveRecordsPath != "" || rec.Temp:
-		rec.Path = runFile(rec.Path, k)
-	case rec.Path != "":
-		name := runFile(o.resultName(&plan.Params), k)
-		rec.Path = filepath.Join(o.f.resultDir, strings.TrimSuffix(name, filepath.Ext(name))+".records.jsonl")
-	}
-	return rec, nil
-}
-
-// runFile is a file name with -runK before its extension, as a sweep
-// names its steps' runs: r.json is r-run2.json, r.records.jsonl
-// r-run2.records.jsonl.
-func runFile(name string, k int) string {
-	ext := filepath.Ext(name)
-	if strings.HasSuffix(name, ".records.jsonl") {
-		ext = ".records.jsonl"
-	}
-	return fmt.Sprintf("%s-run%d%s", strings.TrimSuffix(name, ext), k, ext)
-}
-
-// saveRun saves run k's own result (-runK) when a result is saved.
-func (o *runOptions) saveRun(ui *console, r *oneRun, k int, rec *recordsOut) error {
-	f := &o.f
+// save saves run k's own result (-runK) when a result is saved.
+func (r *runsOf) save(outcome *bench.Outcome, sum *bench.Summary, k int, rec *recordsOut) (string, error) {
+	o, f := r.o, &r.o.f
 	if rec.Path != "" && !rec.Temp && rec.Err() == nil {
-		fmt.Fprintf(ui.errw, "  records saved to %s\n", rec.Path)
+		fmt.Fprintf(r.ui.errw, "  records saved to %s\n", rec.Path)
 	}
 	if !f.saveResult && !f.appendResult {
-		return nil
+		return "", nil
 	}
-	obj, err := report.Result(r.sum.Metrics, &r.sum.Params, r.outcome.Records, report.ResultOptions{Detailed: f.saveDetailed,
+	obj, err := report.Result(sum.Metrics, &sum.Params, outcome.Records, report.ResultOptions{Detailed: f.saveDetailed,
 		Extras: true, WithSteadyState: r.steady.write, SteadyState: r.steady.value})
 	if err != nil {
-		return err
+		return "", err
 	}
-	for _, key := range slices.Sorted(maps.Keys(r.extra)) {
-		report.SetExtra(obj, key, r.extra[key])
-	}
-	path, err := report.SaveResult(f.resultDir, runFile(o.resultName(&r.sum.Params), k), false, obj)
+	report.SetExtras(obj, r.extra)
+	path, err := report.SaveResult(f.resultDir, sweep.RunFile(o.resultName(&sum.Params), k), false, obj)
 	if err != nil {
-		return fmt.Errorf("saving run %d's result: %w", k, err)
+		return "", fmt.Errorf("saving run %d's result: %w", k, err)
 	}
-	r.saved = path
 	rec.RemoveTemp()
-	return nil
+	return path, nil
 }
 
 // finishRuns prints vLLM's table of the last run, the section over the
 // runs, and saves the result; the exit status is the first run's that
 // failed the exit policy, else the last's.
-func (o *runOptions) finishRuns(ctx context.Context, env *Env, plan *bench.Plan, ui *console, runs []*oneRun, figs []map[string]float64, conv *stats.Convergence) error {
-	last := runs[len(runs)-1]
-	o.srv = last.srv
-	fmt.Fprintf(ui.out, "vLLM's table below is run %d of %d; the section after it covers the %d complete runs.\n", len(runs), len(runs), len(figs))
-	if err := o.render(ui, plan, last.outcome, last.sum, last.steady.value); err != nil {
+func (o *runOptions) finishRuns(ctx context.Context, env *Env, plan *bench.Plan, res *sweep.Repeated, r *runsOf) error {
+	ui, last := r.ui, res.Last()
+	o.srv = r.srv
+	res.WriteHeader(ui.out)
+	if err := o.render(ui, plan, last.Outcome, last.Summary, r.steady.value); err != nil {
 		return err
 	}
-	extra, err := o.afterRun(ctx, ui, plan, last.outcome, last.sum)
+	extra, err := o.afterRun(ctx, ui, plan, last.Outcome, last.Summary)
 	if err != nil {
 		return err
 	}
-	maps.Copy(extra, last.extra)
-	rs := stats.RunsByKey(figs, stats.DefaultConfidence)
-	if err := report.WriteRunStats(ui.out, last.sum.Metrics, rs, len(figs), conv); err != nil {
+	maps.Copy(extra, r.extra)
+	if err := res.WriteStats(ui.out); err != nil {
 		return err
 	}
-	extra[report.ExtrasKey+"/"+report.RunStatsKey] = rs
-	setRunsExtrasMap(extra, figs, conv)
-	if err := o.save(ui.out, last.sum.Metrics, &last.sum.Params, last.outcome.Records, extra, &recordsOut{}, last.steady); err != nil {
+	maps.Copy(extra, res.Extras())
+	if err := o.save(ui.out, last.Summary.Metrics, &last.Summary.Params, last.Outcome.Records, extra, &recordsOut{}, r.steady); err != nil {
 		return err
 	}
-	if err := o.writeHTML(ui.out, last.sum, last.outcome, extra); err != nil {
+	if err := o.writeHTML(ui.out, last.Summary, last.Outcome, extra); err != nil {
 		return err
 	}
-	for _, r := range runs {
-		if err := o.exitPolicy(ctx, env, plan, r.outcome, r.sum.Metrics); err != nil {
+	for _, run := range res.Runs {
+		if err := o.exitPolicy(ctx, env, plan, run.Outcome, run.Summary.Metrics); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// runLine is a run's one-line summary.
-func runLine(r *oneRun) string {
-	m := r.figs
-	s := fmt.Sprintf("%d completed, %d failed, %.1f out tok/s, mean TTFT %.1f ms, mean TPOT %.1f ms, p99 TTFT %.1f ms",
-		r.sum.Metrics.Completed, r.sum.Metrics.Failed, m["output_throughput"], m["mean_ttft_ms"], m["mean_tpot_ms"], m["p99_ttft_ms"])
-	if v, ok := m["request_goodput"]; ok {
-		s += fmt.Sprintf(", goodput %.2f req/s", v)
-	}
-	return s + ", self-check " + string(r.outcome.Verdict.Verdict)
-}
-
-// setRunsExtrasMap puts the same keys in a run's extras.
-func setRunsExtrasMap(extra map[string]any, figs []map[string]float64, conv *stats.Convergence) {
-	maps.Copy(extra, report.RunsExtras(figs, conv))
 }

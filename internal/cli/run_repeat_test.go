@@ -206,3 +206,45 @@ func TestRunsFlagRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRepeatsRecordsFiles: under --runs each run's records go where
+// one run's would, with -runK in the name: --save-records PATH gives
+// PATH-run1.jsonl and PATH-run2.jsonl; a saved result without
+// --save-detailed streams them to a temporary copy per run, removed once
+// that run's result is saved.
+func TestRunRepeatsRecordsFiles(t *testing.T) {
+	t.Parallel()
+	srv := repeatSim(t)
+	base := []string{"run", "--base-url", srv.URL, "--model", "llmbench-sim", "--max-concurrency", "8", "--num-prompts", "8",
+		"--random-input-len", "8", "--random-output-len", "4", "--disable-tqdm", "--runs", "2"}
+	for _, tt := range []struct {
+		name  string
+		args  func(dir string) []string
+		files []string
+	}{
+		{"--save-records", func(dir string) []string { return []string{"--save-records", filepath.Join(dir, "recs.jsonl")} },
+			[]string{"recs-run1.jsonl", "recs-run2.jsonl"}},
+		{"a result alone", func(dir string) []string {
+			return []string{"--save-result", "--result-dir", dir, "--result-filename", "r.json"}
+		}, []string{"r-run1.json", "r-run2.json", "r.json"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errs := runCLI(t, append(slices.Clone(base), tt.args(dir)...)...)
+			if code != 0 {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			ents, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range ents {
+				got = append(got, e.Name())
+			}
+			if !slices.Equal(got, tt.files) {
+				t.Errorf("files %q, want %q", got, tt.files)
+			}
+		})
+	}
+}

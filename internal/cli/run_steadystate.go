@@ -13,55 +13,34 @@ type steadyStateOut struct {
 	value *metrics.SteadyState
 }
 
-// checkSteadyState checks the steady-state flags with vLLM's Rust
-// client's messages (src/config.rs).
+// checkSteadyState checks run's steady-state flags.
 func (o *runOptions) checkSteadyState() error {
 	return checkSteadyStateFlags(o.f.steadyStateThreshold, o.f.steadyStateMinWindow)
 }
 
 // checkSteadyStateFlags checks --steady-state-threshold and
-// --steady-state-min-window (run, sweep and metrics).
+// --steady-state-min-window (run, sweep and metrics:
+// metrics.CheckSteadyState).
 func checkSteadyStateFlags(threshold float64, minWindow optFloat) error {
-	if !(threshold > 0 && threshold <= 1) {
-		return usageErrorf("--steady-state-threshold must be in (0.0, 1.0], got %v", threshold)
-	}
-	if minWindow.set && minWindow.v < 0 {
-		return usageErrorf("--steady-state-min-window must be >= 0, got %v", minWindow.v)
+	if err := metrics.CheckSteadyState(threshold, optPtr(minWindow)); err != nil {
+		return &UsageError{Err: err}
 	}
 	return nil
 }
 
-// steadyState computes the run's steady_state (metrics.SteadyStateOf,
-// docs/confidence.md#steady_state) under the gate of vLLM's Rust client
-// (src/benchmark.rs: not --no-steady-state, --max-concurrency set,
-// --request-rate inf; a --users run counts, its users being its
-// concurrency at an infinite rate). That client writes the key in every
-// single-turn result, null where the gate fails or no window is found,
-// and leaves it out of its multi-turn result; so does this. A replayed
-// trace (plan.Schedule) is no closed loop whatever its rate flag says:
-// null.
+// steadyState is the run's steady_state under vLLM's gate
+// (bench.SteadyState, docs/confidence.md#steady_state).
 func (o *runOptions) steadyState(plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (steadyStateOut, error) {
-	if plan.Conversations != nil {
-		return steadyStateOut{}, nil
-	}
 	f := &o.f
-	opt := metrics.SteadyStateOptions{
-		RateFinite:  !s.Params.RequestRate.IsInf() || plan.Schedule != nil,
-		Disabled:    f.noSteadyState,
-		Threshold:   f.steadyStateThreshold,
-		Duration:    s.Params.DurationS,
-		Percentiles: s.Metrics.Percentiles,
+	write, ss, err := bench.SteadyState(plan, outcome, s, metrics.SteadyStateOptions{Disabled: f.noSteadyState,
+		Threshold: f.steadyStateThreshold, MinWindow: optPtr(f.steadyStateMinWindow)})
+	return steadyStateOut{write: write, value: ss}, err
+}
+
+// optPtr is an optional flag's value, nil when it was not given.
+func optPtr(o optFloat) *float64 {
+	if !o.set {
+		return nil
 	}
-	if s.Params.MaxConcurrency != nil {
-		opt.MaxConcurrency = *s.Params.MaxConcurrency
-	}
-	if f.steadyStateMinWindow.set {
-		mw := f.steadyStateMinWindow.v
-		opt.MinWindow = &mw
-	}
-	ss, err := metrics.SteadyStateOf(outcome.Records, s.Metrics.OutputLens, opt)
-	if err != nil {
-		return steadyStateOut{}, err
-	}
-	return steadyStateOut{write: true, value: ss}, nil
+	return &o.v
 }

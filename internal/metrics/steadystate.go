@@ -46,6 +46,33 @@ type SteadyStateOptions struct {
 	Percentiles []float64
 }
 
+// CheckSteadyState checks --steady-state-threshold, in (0, 1], and
+// --steady-state-min-window (nil = not given), >= 0, with the messages
+// of vLLM's Rust client (src/config.rs).
+func CheckSteadyState(threshold float64, minWindow *float64) error {
+	if !(threshold > 0 && threshold <= 1) {
+		return fmt.Errorf("--steady-state-threshold must be in (0.0, 1.0], got %g", threshold)
+	}
+	if minWindow != nil && !(*minWindow >= 0) {
+		return fmt.Errorf("--steady-state-min-window must be >= 0, got %g", *minWindow)
+	}
+	return nil
+}
+
+// ForRun is o with what a run's params and summary say: the target
+// concurrency, whether the rate was finite, the duration and the
+// percentiles reported. A replayed trace is no closed loop whatever its
+// rate: its caller sets RateFinite.
+func (o SteadyStateOptions) ForRun(p *record.Params, s *Summary) SteadyStateOptions {
+	o.RateFinite = !p.RequestRate.IsInf()
+	o.Duration = p.DurationS
+	o.Percentiles = s.Percentiles
+	if p.MaxConcurrency != nil {
+		o.MaxConcurrency = *p.MaxConcurrency
+	}
+	return o
+}
+
 // SteadyStateWindow is the steady_state.window object: the window's
 // bounds in seconds from the earliest successful request's start, and
 // what it held. JSON keys and order are vLLM's.
@@ -108,11 +135,8 @@ func SteadyStateOf(recs []record.Record, outputLens []int, o SteadyStateOptions)
 	if o.Threshold == 0 {
 		o.Threshold = DefaultSteadyStateThreshold
 	}
-	if !(o.Threshold > 0 && o.Threshold <= 1) {
-		return nil, fmt.Errorf("--steady-state-threshold must be in (0.0, 1.0], got %g", o.Threshold)
-	}
-	if o.MinWindow != nil && !(*o.MinWindow >= 0) {
-		return nil, fmt.Errorf("--steady-state-min-window must be >= 0, got %g", *o.MinWindow)
+	if err := CheckSteadyState(o.Threshold, o.MinWindow); err != nil {
+		return nil, err
 	}
 	if len(outputLens) != len(recs) {
 		return nil, fmt.Errorf("steady state: %d output lengths for %d records", len(outputLens), len(recs))

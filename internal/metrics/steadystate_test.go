@@ -3,7 +3,9 @@ package metrics
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -239,5 +241,50 @@ func TestSteadyStateOptionErrors(t *testing.T) {
 	}
 	if _, err := SteadyStateOf([]record.Record{ssReq(0, 1, 0, nil, 0)}, nil, SteadyStateOptions{MaxConcurrency: 1}); err == nil {
 		t.Error("missing output lengths accepted")
+	}
+}
+
+// TestCheckSteadyState: the flags' bounds, with vLLM's messages.
+func TestCheckSteadyState(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name      string
+		threshold float64
+		minWindow *float64
+		want      string
+	}{
+		{"the default", DefaultSteadyStateThreshold, nil, ""},
+		{"1 is in", 1, f64(0), ""},
+		{"0 is out (the flag has no zero default)", 0, nil, "--steady-state-threshold must be in (0.0, 1.0], got 0"},
+		{"above 1", 1.5, nil, "--steady-state-threshold must be in (0.0, 1.0], got 1.5"},
+		{"NaN", math.NaN(), nil, "--steady-state-threshold must be in (0.0, 1.0], got NaN"},
+		{"a negative minimum window", 0.5, f64(-2.5), "--steady-state-min-window must be >= 0, got -2.5"},
+	} {
+		err := CheckSteadyState(c.threshold, c.minWindow)
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || (err != nil && got != c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestSteadyStateForRun: the options a run's params and summary give.
+func TestSteadyStateForRun(t *testing.T) {
+	t.Parallel()
+	flags := SteadyStateOptions{Disabled: true, Threshold: 0.9, MinWindow: f64(3)}
+	conc := 16
+	for _, c := range []struct {
+		name string
+		p    record.Params
+		want SteadyStateOptions
+	}{
+		{"a closed loop at rate inf", record.Params{RequestRate: record.Rate(math.Inf(1)), MaxConcurrency: &conc, DurationS: 12},
+			SteadyStateOptions{Disabled: true, Threshold: 0.9, MinWindow: flags.MinWindow, MaxConcurrency: 16, Duration: 12, Percentiles: []float64{50, 99}}},
+		{"a finite rate, no concurrency", record.Params{RequestRate: 4, DurationS: 3},
+			SteadyStateOptions{Disabled: true, Threshold: 0.9, MinWindow: flags.MinWindow, RateFinite: true, Duration: 3, Percentiles: []float64{50, 99}}},
+	} {
+		got := flags.ForRun(&c.p, &Summary{Percentiles: []float64{50, 99}})
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }

@@ -5,7 +5,8 @@
 // does not parse flags nor know how a step is wired to the terminal, the
 // records file or the server's metrics: the command gives it typed
 // values, a Config and a Stepper, and chooses the exit code from its
-// Result.
+// Result. It also drives run --runs, one load's runs without the ladder
+// (Repeat.Run, the command giving a Runner).
 package sweep
 
 import (

@@ -160,6 +160,17 @@ func (f *File) Close(p *record.Params) {
 	}
 }
 
+// CloseInterrupted ends the records of a step stopped by Ctrl-C whose
+// result is left out: the closing line carries the step's summarized
+// params (interrupted), as a run's does (docs/records.md, "Closing
+// line"); when they cannot be summarized the file is closed unfinished.
+func (f *File) CloseInterrupted(p *bench.Plan, o *bench.Outcome) {
+	if sum, err := bench.Summarize(p, o); err == nil {
+		f.Close(&sum.Params)
+	}
+	f.Close(nil)
+}
+
 // Err is the first error writing the file (nil when none).
 func (f *File) Err() error { return f.err }
 

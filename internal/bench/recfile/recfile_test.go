@@ -186,3 +186,40 @@ func TestFileEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestFileCloseInterrupted: a step stopped by Ctrl-C ends its file with
+// the step's summarized params, marked interrupted.
+func TestFileCloseInterrupted(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "r.records.jsonl")
+	f := &File{Path: path}
+	n := 3
+	if err := writeSome(f, n); err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]record.Record, n)
+	for i := range recs {
+		recs[i] = record.Record{Index: i, Success: true, ITL: []float64{0.1}, Latency: 0.2, TTFT: 0.1}
+	}
+	o := &bench.Outcome{Records: recs, Interrupted: true, Duration: 2 * time.Second}
+	f.End(o)
+	f.CloseInterrupted(&bench.Plan{}, o)
+	if f.Open() || f.Err() != nil {
+		t.Fatalf("open %v, error %v", f.Open(), f.Err())
+	}
+	p, got, _, err := record.ReadFile(path)
+	if err != nil || len(got) != n || !p.Interrupted || p.DurationS != 2 {
+		t.Errorf("read back %d records, params %+v, %v; want %d, interrupted, 2 s", len(got), p, err, n)
+	}
+}
+
+// writeSome begins f and appends n records, as a step does before its end.
+func writeSome(f *File, n int) error {
+	if err := f.Begin(time.Now(), record.Header{Start: &record.Anchor{UnixNano: 1}}); err != nil {
+		return err
+	}
+	for i := range n {
+		f.Record(&record.Record{Index: i, Success: true, ITL: []float64{0.1}, Latency: 0.2, TTFT: 0.1})
+	}
+	return nil
+}
