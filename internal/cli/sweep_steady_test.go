@@ -6,8 +6,10 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/sim"
 )
 
 // stepResult reads a step's saved result: its whole-run output
@@ -29,19 +31,24 @@ func stepResult(t *testing.T, path string) (float64, map[string]any) {
 }
 
 // TestSweepSteadyThroughput: a closed-loop step's row takes its
-// throughputs from the step's steady_state window. 20 requests at
-// concurrency 8 against a fixed-latency server run in three waves of
-// 8, 8 and 4: the window holds the first two, and the last wave at half
-// the concurrency dilutes the whole-run figure by about a sixth. The
+// throughputs from the step's steady_state window. 28 requests at
+// concurrency 8 against a fixed-latency server run in four waves of 8,
+// 8, 8 and 4: the window holds the first three, and the last wave at half
+// the concurrency dilutes the whole-run figure by about an eighth. The
 // row says so (throughput_from, the window, the whole run's figure),
 // the text says so, and an open-loop step keeps its whole-run figure.
 func TestSweepSteadyThroughput(t *testing.T) {
 	t.Parallel()
-	srv := repeatSim(t)
+	// Requests of ~0.3 s and four waves: with three waves of ~70 ms
+	// requests (20 prompts) the window held 9 or 10 of the 20 completions
+	// depending on how a loaded machine ordered a wave's ends and starts,
+	// on the edge of the half a step needs to use its window
+	// (docs/confidence.md), and the step fell back to the whole run.
+	srv := startSim(t, func(c *sim.Config) { c.TTFT = 200 * time.Millisecond; c.ITL = 12 * time.Millisecond })
 	dir := t.TempDir()
 	code, out, errs := runChild(t, "sweep", "--base-url", srv.URL, "--model", "llmbench-sim", "--concurrency", "8",
-		"--prompts-per-step", "20", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "8",
-		"--num-prompts", "20", "--result-dir", dir, "--disable-tqdm")
+		"--prompts-per-step", "28", "--step-warmup", "0", "--random-input-len", "8", "--random-output-len", "8",
+		"--num-prompts", "28", "--result-dir", dir, "--disable-tqdm")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
