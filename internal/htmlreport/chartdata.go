@@ -350,7 +350,7 @@ func OverTimeCharts(runs []*Run, labels []string) []Chart {
 		fl.Note = fmt.Sprintf("A run of over %d successful requests has its exact count drawn at %d evenly spaced instants.", inFlightExact, inFlightSamples)
 	}
 	if len(runs) == 1 {
-		if c, ok := runs[0].Result.Number("max_concurrency"); ok && c > 0 {
+		if c, ok := runs[0].Result.Number(metrics.KeyMaxConcurrency); ok && c > 0 {
 			fl.HMarks = []Mark{{At: c, Label: fmt.Sprintf("max concurrency %g", c), Kind: MarkCap}}
 		}
 	}

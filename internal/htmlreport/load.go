@@ -222,7 +222,7 @@ func resultRun(f *report.CompareFile) (*Run, error) {
 		run.Requests = reqs
 		run.RequestsFrom = "per-request arrays of the result"
 	}
-	if _, goodput := f.Number("request_goodput"); goodput && run.SLOms == nil {
+	if _, goodput := f.Number(metrics.KeyRequestGoodput); goodput && run.SLOms == nil {
 		run.Missing = append(run.Missing, "The goodput SLOs are not saved in a result JSON: no SLO lines (a records file carries them).")
 	}
 	return run, nil

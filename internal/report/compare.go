@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/llmbench/llmbench/internal/metrics"
 )
 
 // CompareFile is one result JSON read for comparison: llmbench's result
@@ -117,8 +119,8 @@ func ReadCompareFile(path string) (*CompareFile, error) {
 	if n == 0 {
 		return nil, fmt.Errorf("%s: no result object in the file", path)
 	}
-	if _, ok := last["duration"]; !ok {
-		if _, ok := last["completed"]; !ok {
+	if _, ok := last[metrics.KeyDuration]; !ok {
+		if _, ok := last[metrics.KeyCompleted]; !ok {
 			return nil, fmt.Errorf("%s: not a benchmark result (no duration or completed key)", path)
 		}
 	}
@@ -221,16 +223,16 @@ type CompareRow struct {
 // first.
 func CompareRows(files []*CompareFile) []CompareRow {
 	rows := []CompareRow{
-		{"completed", "Successful requests"},
-		{"failed", "Failed requests"},
-		{"total_input_tokens", "Total input tokens"},
-		{"total_output_tokens", "Total generated tokens"},
-		{"request_throughput", "Request throughput (req/s)"},
-		{"request_goodput", "Request goodput (req/s)"},
-		{"output_throughput", "Output token throughput (tok/s)"},
-		{"max_output_tokens_per_s", "Peak output token throughput (tok/s)"},
-		{"max_concurrent_requests", "Peak concurrent requests"},
-		{"total_token_throughput", "Total token throughput (tok/s)"},
+		{metrics.KeyCompleted, "Successful requests"},
+		{metrics.KeyFailed, "Failed requests"},
+		{metrics.KeyTotalInputTokens, "Total input tokens"},
+		{metrics.KeyTotalOutputTokens, "Total generated tokens"},
+		{metrics.KeyRequestThroughput, "Request throughput (req/s)"},
+		{metrics.KeyRequestGoodput, "Request goodput (req/s)"},
+		{metrics.KeyOutputThroughput, "Output token throughput (tok/s)"},
+		{metrics.KeyMaxOutputTokensPerS, "Peak output token throughput (tok/s)"},
+		{metrics.KeyMaxConcurrentRequests, "Peak concurrent requests"},
+		{metrics.KeyTotalTokenThroughput, "Total token throughput (tok/s)"},
 	}
 	for _, m := range []struct{ key, short string }{{"ttft", "TTFT"}, {"tpot", "TPOT"}, {"itl", "ITL"}, {"e2el", "E2EL"}} {
 		rows = append(rows,

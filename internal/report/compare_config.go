@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/table"
 )
 
@@ -72,7 +73,7 @@ func extrasKey(key string) func(f *CompareFile) string {
 func perRequest(total string) func(f *CompareFile) string {
 	return func(f *CompareFile) string {
 		t, ok1 := f.Number(total)
-		n, ok2 := f.Number("completed")
+		n, ok2 := f.Number(metrics.KeyCompleted)
 		if !ok1 || !ok2 || n <= 0 {
 			return ""
 		}
@@ -85,12 +86,12 @@ var knobs = []knob{
 	{"Backend", "backend", topKey("backend"), sameText},
 	{"Request rate", "rate", topKey("request_rate"), sameText},
 	{"Burstiness", "burstiness", topKey("burstiness"), sameText},
-	{"Max concurrency", "concurrency", topKey("max_concurrency"), sameText},
+	{"Max concurrency", "concurrency", topKey(metrics.KeyMaxConcurrency), sameText},
 	{"Users", "users", extrasKey("users"), sameText},
 	{"Think time", "think time", extrasKey("think_time"), sameText},
 	{"Num prompts", "prompts", topKey("num_prompts"), sameText},
-	{"Input tokens/request (mean)", "input len", perRequest("total_input_tokens"), within10},
-	{"Output tokens/request (mean)", "output len", perRequest("total_output_tokens"), within10},
+	{"Input tokens/request (mean)", "input len", perRequest(metrics.KeyTotalInputTokens), within10},
+	{"Output tokens/request (mean)", "output len", perRequest(metrics.KeyTotalOutputTokens), within10},
 }
 
 // ConfigTable returns the configuration table of files: a column per

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/table"
 )
 
@@ -76,7 +77,7 @@ func WriteChoiceJSON(w io.Writer, ch *capacity.Choice) error {
 // only appear with a need.
 func choiceColumns(need bool) [][2]string {
 	cols := [][2]string{{"label", "Candidate"}, {"load_kind", "Load kind"}, {"max_load", "Max load under SLA"},
-		{"max_invocations_per_minute", "req/min"}, {"output_throughput", "Out tok/s"}, {"mean_per_user_tps", "User TPS"},
+		{"max_invocations_per_minute", "req/min"}, {metrics.KeyOutputThroughput, "Out tok/s"}, {"mean_per_user_tps", "User TPS"},
 		{"p10_per_user_tps", "P10 TPS"}, {"usd_per_hour", "$/hour"}, {"usd_per_1m_output_tokens", "$/1M out"},
 		{"cpu_pct", "CPU %"}, {"gpu_pct", "GPU %"}, {"gpu_memory_pct", "GPU mem %"}}
 	if need {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/stats"
 )
 
@@ -158,7 +159,7 @@ func StepLine(r *capacity.Row, sla capacity.SLA) string {
 		s += map[bool]string{true: ", SLA pass", false: ", SLA FAIL"}[ok]
 	}
 	if r.ThroughputFrom == capacity.ThroughputSteady {
-		s += fmt.Sprintf(" (throughput over the %.1fs steady window; whole run %.1f out tok/s)", *r.SteadyWindowS, r.RunThroughput["output_throughput"])
+		s += fmt.Sprintf(" (throughput over the %.1fs steady window; whole run %.1f out tok/s)", *r.SteadyWindowS, r.RunThroughput[metrics.KeyOutputThroughput])
 	}
 	if r.HarnessLimited {
 		s += " (client-limited: " + r.HarnessReason + ")"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/stats"
 )
@@ -125,8 +126,8 @@ func (r Repeat) of() string {
 // RunLine is a run's one-line summary from its figures.
 func RunLine(o *bench.Outcome, sum *bench.Summary, m map[string]float64) string {
 	s := fmt.Sprintf("%d completed, %d failed, %.1f out tok/s, mean TTFT %.1f ms, mean TPOT %.1f ms, p99 TTFT %.1f ms",
-		sum.Metrics.Completed, sum.Metrics.Failed, m["output_throughput"], m["mean_ttft_ms"], m["mean_tpot_ms"], m["p99_ttft_ms"])
-	if v, ok := m["request_goodput"]; ok {
+		sum.Metrics.Completed, sum.Metrics.Failed, m[metrics.KeyOutputThroughput], m[metrics.KeyMeanTTFT], m[metrics.KeyMeanTPOT], m[metrics.KeyP99TTFT])
+	if v, ok := m[metrics.KeyRequestGoodput]; ok {
 		s += fmt.Sprintf(", goodput %.2f req/s", v)
 	}
 	return s + ", self-check " + string(o.Verdict.Verdict)
