@@ -9,6 +9,7 @@ import (
 	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/table"
 )
 
@@ -69,14 +70,16 @@ func WriteFiles(w io.Writer, paths []string, opt Options) error {
 // WriteFile writes the HTML report of paths (as WriteFiles) to the file
 // at path through atomicfile (issue 30): a failed or interrupted write
 // never leaves a half page where an old report was, and a page that
-// cannot be built leaves the path untouched. Mode 0644, as compare --html
-// has always written it (report -o writes report.FileMode).
+// cannot be built leaves the path untouched. Mode report.FileMode, as
+// every result and report file (README.md, "How the numbers are made"):
+// a page shows the results' error messages, which may echo what the
+// requests carried.
 func WriteFile(path string, paths []string, opt Options) error {
 	p, err := Build(paths, opt)
 	if err != nil {
 		return err
 	}
-	return atomicfile.Write(path, 0o644, func(w io.Writer) error { return WriteHTML(w, p) })
+	return atomicfile.Write(path, report.FileMode, func(w io.Writer) error { return WriteHTML(w, p) })
 }
 
 // WriteRun writes the run page of a run held in memory (see NewRun), for

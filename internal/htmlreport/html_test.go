@@ -25,7 +25,7 @@ func TestWriteFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(data), "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(string(data)), "</html>") || st.Mode().Perm() != 0o644 {
+	if !strings.HasPrefix(string(data), "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(string(data)), "</html>") || st.Mode().Perm() != 0o600 {
 		t.Errorf("page of %d bytes, mode %v", len(data), st.Mode().Perm())
 	}
 	if err := WriteFile(out, []string{a, filepath.Join(dir, "missing.json")}, Options{}); err == nil {
