@@ -98,7 +98,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
-	// ensureFileLimit's refusal is exit code 1: the run cannot be made on
+	// host.EnsureFileLimit's refusal is exit code 1: the run cannot be made on
 	// this host as it is.
 	if err := host.EnsureFileLimit(o.concurrency()); err != nil {
 		return &ExitError{Code: 1, Msg: err.Error()}
@@ -123,7 +123,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
 	o.live.StartPhase("main", plan)
 	o.printBanner(ui.out)
-	r := &runsOf{o: o, env: env, ui: ui}
+	r := &runsOf{o: o, ui: ui}
 	if o.f.repeat.repeated() {
 		return o.runRepeated(ctx, plan, r) // --runs: run_repeat.go
 	}
@@ -182,8 +182,8 @@ type oneRun struct {
 
 // once makes one timed run into rec: the server's view, execute,
 // summarize, and its extra keys.
-func (o *runOptions) once(ctx context.Context, env *Env, plan *bench.Plan, ui *console, rec *recordsOut) (*oneRun, error) {
-	defer rec.close(nil) // a path that fails before the closing line still ends the file
+func (o *runOptions) once(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*oneRun, error) {
+	defer rec.Close(nil) // a path that fails before the closing line still ends the file
 	o.srv = o.startServer(ctx, ui.errw)
 	outcome, err := o.execute(ctx, plan, ui, rec)
 	o.srv.Stop()
@@ -194,22 +194,20 @@ func (o *runOptions) once(ctx context.Context, env *Env, plan *bench.Plan, ui *c
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
+	extra := map[string]any{selfCheckKey: report.SelfCheckObject(outcome.Verdict, &outcome.SelfCheck, outcome.Preconnected)}
 	if o.f.users > 0 {
 		// vLLM's num_prompts is the requests sent; the users cycled the
 		// dataset's prompts for as long as the run went on.
 		sent := len(outcome.Records)
 		sum.Params.NumPrompts = &sent
+		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopRun().Object(sent)
 	}
 	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
 	serverToRecords(o.srv, rec)
-	rec.close(&sum.Params)
+	rec.Close(&sum.Params)
 	steady, err := o.steadyState(plan, outcome, sum)
 	if err != nil {
 		return nil, &UsageError{Err: err}
-	}
-	extra := map[string]any{selfCheckKey: report.SelfCheckObject(outcome.Verdict, &outcome.SelfCheck, outcome.Preconnected)}
-	if o.f.users > 0 {
-		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopRun().Object(len(outcome.Records))
 	}
 	report.AddServerExtras(extra, o.srv, selfCheckKey)
 	return &oneRun{outcome: outcome, sum: sum, steady: steady, rec: rec, extra: extra}, nil
@@ -250,10 +248,10 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 // --runs, res's section over the runs is printed before the result is
 // saved, and its keys join the result's.
 func (o *runOptions) finish(ctx context.Context, ui *console, plan *bench.Plan, one *oneRun, rec *recordsOut, res *sweep.Repeated) error {
-	if err := o.render(ui, plan, one.outcome, one.sum, one.steady.value); err != nil {
+	if err := o.render(ui, plan, one); err != nil {
 		return err
 	}
-	extra, err := o.afterRun(ctx, ui, plan, one.outcome, one.sum)
+	extra, err := o.afterRun(ctx, ui, plan, one)
 	if err != nil {
 		return err
 	}
@@ -264,21 +262,17 @@ func (o *runOptions) finish(ctx context.Context, ui *console, plan *bench.Plan, 
 		}
 		maps.Copy(extra, res.Extras())
 	}
-	if err := o.save(ui.out, one.sum.Metrics, &one.sum.Params, one.outcome.Records, extra, rec, one.steady); err != nil {
+	if err := o.save(ui.out, one, extra, rec); err != nil {
 		return err
 	}
-	return o.writeHTML(ui.out, one.sum, one.outcome, extra)
+	return o.writeHTML(ui.out, one, extra)
 }
 
 // exitPolicy turns the run's verdict (bench.Judge: interrupted, nothing
 // succeeded, too many errors) and the self-check (--require-valid: exit 1 unless it says valid) into an
 // exit code.
 func (o *runOptions) exitPolicy(ctx context.Context, plan *bench.Plan, outcome *bench.Outcome, sum *metrics.Summary) error {
-	var gate *float64
-	if o.f.maxErrorRate.set {
-		gate = &o.f.maxErrorRate.v
-	}
-	switch v := bench.Judge(outcome, sum, gate); {
+	switch v := bench.Judge(outcome, sum, optPtr(o.f.maxErrorRate)); {
 	case v.Interrupted:
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	case v.Alike != nil: // a run too small for the early stop gets its hint

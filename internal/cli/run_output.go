@@ -38,13 +38,14 @@ func (o *runOptions) closedLoopRun() *report.ClosedLoop {
 }
 
 // render prints the warnings, the failures, vLLM's table and our sections.
-func (o *runOptions) render(ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary, steady *metrics.SteadyState) error {
+func (o *runOptions) render(ui *console, plan *bench.Plan, one *oneRun) error {
+	outcome, s := one.outcome, one.sum
 	failures, canceled := bench.FailuresView(s.Metrics, outcome)
 	err := report.WriteRun(ui.out, ui.errw, report.RunView{Summary: s.Metrics, Params: &s.Params,
 		Failures: failures, Canceled: canceled, Grace: bench.DefaultGrace,
 		Interrupted: outcome.Interrupted, Finished: len(outcome.Records), Planned: len(plan.Requests),
 		Timed: plan.Load.Duration > 0, CanceledAtEnd: outcome.Canceled(),
-		SageMaker: plan.Kind == bench.SageMaker, FromIntended: o.f.fromIntended, Steady: steady})
+		SageMaker: plan.Kind == bench.SageMaker, FromIntended: o.f.fromIntended, Steady: one.steady.value})
 	if err != nil {
 		return err
 	}
@@ -76,8 +77,8 @@ func (o *runOptions) prepareOutputDirs() error {
 
 // afterRun adds the SageMaker sections (CloudWatch, cost) and returns the
 // result's extra keys.
-func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (map[string]any, error) {
-	sum, out := s.Metrics, ui.out
+func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan, one *oneRun) (map[string]any, error) {
+	outcome, sum, out := one.outcome, one.sum.Metrics, ui.out
 	extra := map[string]any{}
 	if plan.Kind == bench.SageMaker {
 		extra["sagemaker"] = o.sm.endpoint().ResultInfo(o.sm.inst.Type)
@@ -110,9 +111,9 @@ func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan
 
 // save writes the result JSON when asked (report.SaveRun); the records
 // went to disk while the run went on (recordsOut).
-func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params, recs []record.Record, extra map[string]any, rec *recordsOut, steady steadyStateOut) error {
-	f := &o.f
-	saved, err := report.SaveRun(out, sum, p, recs, report.RunFiles{Dir: f.resultDir, Name: o.resultName(p),
+func (o *runOptions) save(out io.Writer, one *oneRun, extra map[string]any, rec *recordsOut) error {
+	f, p, steady := &o.f, &one.sum.Params, one.steady
+	saved, err := report.SaveRun(out, one.sum.Metrics, p, one.outcome.Records, report.RunFiles{Dir: f.resultDir, Name: o.resultName(p),
 		Save: f.saveResult, Append: f.appendResult, Extra: extra,
 		Options: report.ResultOptions{Detailed: f.saveDetailed, Extras: true, WithSteadyState: steady.write, SteadyState: steady.value},
 		Records: report.RecordsFile{Path: rec.Path, Named: f.saveRecordsPath != "", Temp: rec.Temp, Whole: rec.Err() == nil}})
@@ -124,14 +125,14 @@ func (o *runOptions) save(out io.Writer, sum *metrics.Summary, p *record.Params,
 
 // writeHTML writes --html: the run page of the report, from the records
 // in memory (so it needs no saved file).
-func (o *runOptions) writeHTML(out io.Writer, s *bench.Summary, outcome *bench.Outcome, extra map[string]any) error {
+func (o *runOptions) writeHTML(out io.Writer, one *oneRun, extra map[string]any) error {
 	path := o.f.htmlPath
 	if path == "" {
 		return nil
 	}
-	name := o.resultName(&s.Params)
-	err := writeFileWith(path, func(w io.Writer) error {
-		return htmlreport.WriteRun(w, name, s.Metrics, &s.Params, outcome.Records, extra, htmlreport.Options{Title: "llmbench run: " + name})
+	s, name := one.sum, o.resultName(&one.sum.Params)
+	err := writeUserFile(path, func(w io.Writer) error {
+		return htmlreport.WriteRun(w, name, s.Metrics, &s.Params, one.outcome.Records, extra, htmlreport.Options{Title: "llmbench run: " + name})
 	})
 	if err != nil {
 		return fmt.Errorf("writing the HTML report: %w", err)

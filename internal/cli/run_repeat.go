@@ -43,7 +43,6 @@ func (o *runOptions) checkRepeat(cmd *cobra.Command) error {
 // run.
 type runsOf struct {
 	o    *runOptions
-	env  *Env
 	ui   *console
 	date string
 	last *oneRun
@@ -57,7 +56,7 @@ func (r *runsOf) once(ctx context.Context, plan *bench.Plan, k int) (*oneRun, er
 		r.date = now
 	}
 	plan.Params.Date = r.date
-	return r.o.once(ctx, r.env, plan, r.ui, r.o.recordsAt(plan, k, now))
+	return r.o.once(ctx, plan, r.ui, r.o.recordsAt(plan, k, now))
 }
 
 // runRepeated is run's loop under --runs: it makes the runs, then prints

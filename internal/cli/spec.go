@@ -49,7 +49,7 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		NumWarmups: f.numWarmups, ReadyCheckSec: f.readyCheckSec, RequestTimeout: f.requestTimeout,
 		MaxErrorRate: f.maxErrorRate.v, MaxErrorRateGiven: f.maxErrorRate.set,
 		RampStrategy: f.rampUpStrategy, RampStartGiven: f.rampUpStartRPS.set, RampEndGiven: f.rampUpEndRPS.set,
-		EndpointName: o.sm.endpointName}
+		EndpointName: o.sm.cfg.EndpointName}
 	if err := ranges.Check(); err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
