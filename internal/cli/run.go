@@ -40,7 +40,7 @@ type runOptions struct {
 	sweepMode bool
 	sweepLoop string
 	// srv is the timed run's view of the server (--server-metrics,
-	// servermetrics.go); nil when not asked for.
+	// run_metrics.go); nil when not asked for.
 	srv *serverRun
 	// resolved is the Spec the run was planned from (plan); what follows
 	// the plan reads it, not the flags.
