@@ -15,7 +15,8 @@ import (
 )
 
 // run --runs K (docs/confidence.md, "Repeated runs"): sweep.Repeat.Run
-// makes the runs; runsOf wires each as run wires its one run.
+// makes the runs; runsOf makes each as it makes run's only one
+// (runOptions.once), and runOptions.finish prints and saves the last.
 
 // runsUsage is run's --runs text.
 const runsUsage = "repeat the whole benchmark K times on the same plan (same prompts and schedule; warm-ups before the first run only), or auto: until each deciding figure's 95% t interval is within --ci-width of its mean (at least 3, at most --max-runs runs; deciding: output token throughput, mean TTFT and mean TPOT, or with --goodput request goodput and the SLOs' means); prints vLLM's table of the last run and each figure's mean, std, se, t, interval and cv over the runs, saved as llmbench.run_stats (ours)"
