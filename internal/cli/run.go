@@ -5,12 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/bench/prepare"
+	"github.com/llmbench/llmbench/internal/host"
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
+	"github.com/llmbench/llmbench/internal/selfcheck"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // runOptions is everything "llmbench run" (and "demo") needs.
@@ -32,7 +40,7 @@ type runOptions struct {
 	sweepMode bool
 	sweepLoop string
 	// srv is the timed run's view of the server (--server-metrics,
-	// servermetrics.go); nil when not asked for.
+	// run_metrics.go); nil when not asked for.
 	srv *serverRun
 	// resolved is the Spec the run was planned from (plan); what follows
 	// the plan reads it, not the flags.
@@ -90,8 +98,10 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
-	if err := ensureFileLimit(o.concurrency()); err != nil {
-		return err
+	// host.EnsureFileLimit's refusal is exit code 1: the run cannot be made on
+	// this host as it is.
+	if err := host.EnsureFileLimit(o.concurrency()); err != nil {
+		return &ExitError{Code: 1, Msg: err.Error()}
 	}
 	// stderr is written from more than one goroutine during the run (the
 	// progress bar, the interrupt note), so writes to it are serialised.
@@ -113,46 +123,21 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
 	o.live.StartPhase("main", plan)
 	o.printBanner(ui.out)
+	r := &runsOf{o: o, ui: ui}
 	if o.f.repeat.repeated() {
-		return o.runRepeated(ctx, env, plan, ui) // --runs: run_repeat.go
+		return o.runRepeated(ctx, plan, r) // --runs: run_repeat.go
 	}
-	rec, err := o.openRecords(plan)
+	one, err := r.once(ctx, plan, 0)
 	if err != nil {
 		return err
 	}
-	defer rec.close(nil) // a path that fails before the closing line still ends the file
-	o.srv = o.startServer(ctx, ui.errw)
-	defer o.srv.Stop()
-	outcome, err := o.execute(ctx, env, plan, ui, rec)
-	if err != nil {
+	if err := o.finish(ctx, ui, plan, one, one.rec, nil); err != nil {
 		return err
 	}
-	o.srv.Stop()
-	sum, steady, err := o.summarize(plan, outcome, rec)
-	if err != nil {
+	if err := one.rec.Failed(); err != nil {
 		return err
 	}
-	if err := o.render(ui, plan, outcome, sum, steady.value); err != nil {
-		return err
-	}
-	extra, err := o.afterRun(ctx, ui, plan, outcome, sum)
-	if err != nil {
-		return err
-	}
-	if o.f.users > 0 {
-		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopObject(len(outcome.Records))
-	}
-	addServerExtras(o.srv, extra)
-	if err := o.save(ui.out, sum.Metrics, &sum.Params, outcome.Records, extra, rec, steady); err != nil {
-		return err
-	}
-	if err := o.writeHTML(ui.out, sum, outcome, extra); err != nil {
-		return err
-	}
-	if err := rec.Failed(); err != nil {
-		return err
-	}
-	return o.exitPolicy(ctx, env, plan, outcome, sum.Metrics)
+	return o.exitPolicy(ctx, plan, one.outcome, one.sum.Metrics)
 }
 
 // console is where a run writes: the table on out, notes on errw; tty is
@@ -183,14 +168,59 @@ func (o *runOptions) checkAll(cmd *cobra.Command) error {
 	return o.prepareOutputDirs()
 }
 
+// oneRun is what one timed run leaves, alone or one of --runs: its
+// outcome and summary, its steady state, its records file, and the
+// result's extra keys it brings (the self-check, a --users run's
+// closed_loop, the server's).
+type oneRun struct {
+	outcome *bench.Outcome
+	sum     *bench.Summary
+	steady  steadyStateOut
+	rec     *recordsOut
+	extra   map[string]any
+}
+
+// once makes one timed run into rec: the server's view, execute,
+// summarize, and its extra keys.
+func (o *runOptions) once(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*oneRun, error) {
+	defer rec.Close(nil) // a path that fails before the closing line still ends the file
+	o.srv = o.startServer(ctx, ui.errw)
+	outcome, err := o.execute(ctx, plan, ui, rec)
+	o.srv.Stop()
+	if err != nil {
+		return nil, err
+	}
+	sum, err := bench.Summarize(plan, outcome)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	extra := map[string]any{selfCheckKey: report.SelfCheckObject(outcome.Verdict, &outcome.SelfCheck, outcome.Preconnected)}
+	if o.f.users > 0 {
+		// vLLM's num_prompts is the requests sent; the users cycled the
+		// dataset's prompts for as long as the run went on.
+		sent := len(outcome.Records)
+		sum.Params.NumPrompts = &sent
+		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopRun().Object(sent)
+	}
+	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
+	serverToRecords(o.srv, rec)
+	rec.Close(&sum.Params)
+	steady, err := o.steadyState(plan, outcome, sum)
+	if err != nil {
+		return nil, &UsageError{Err: err}
+	}
+	report.AddServerExtras(extra, o.srv, selfCheckKey)
+	return &oneRun{outcome: outcome, sum: sum, steady: steady, rec: rec, extra: extra}, nil
+}
+
 // execute runs the step with the interrupt note and its sinks: the
 // records stream, live metrics and the progress bar.
-func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
+func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
 	stopNote := context.AfterFunc(ctx, func() {
 		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", bench.DefaultGrace)
 	})
 	defer stopNote()
-	bar := newProgress(ui.tty, ui.errw, plan.Expected(), o.f.disableTqdm)
+	bar := progress.New(ui.tty, ui.errw, plan.Expected(), o.f.disableTqdm)
 	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
 		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
@@ -201,7 +231,7 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
 	}
 	if e := (*bench.EndpointError)(nil); errors.As(err, &e) {
-		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + o.endpointHint(ctx, env, plan, e)}
+		return nil, &ExitError{Code: 1, Msg: "stopped early: " + e.Error() + prepare.EndpointHint(ctx, o.resolved, plan, e)}
 	}
 	if err != nil {
 		return nil, err
@@ -213,44 +243,65 @@ func (o *runOptions) execute(ctx context.Context, env *Env, plan *bench.Plan, ui
 	return outcome, nil
 }
 
-// exitPolicy turns the run's verdict (bench.Judge: interrupted, nothing
-// succeeded, too many errors) and the self-check into an exit code.
-func (o *runOptions) exitPolicy(ctx context.Context, env *Env, plan *bench.Plan, outcome *bench.Outcome, sum *metrics.Summary) error {
-	var gate *float64
-	if o.f.maxErrorRate.set {
-		gate = &o.f.maxErrorRate.v
+// finish prints and saves a run's result: vLLM's table and our sections,
+// the after-run sections, the result file beside rec and --html. With
+// --runs, res's section over the runs is printed before the result is
+// saved, and its keys join the result's.
+func (o *runOptions) finish(ctx context.Context, ui *console, plan *bench.Plan, one *oneRun, rec *recordsOut, res *sweep.Repeated) error {
+	if err := o.render(ui, plan, one); err != nil {
+		return err
 	}
-	switch v := bench.Judge(outcome, sum, gate); {
+	extra, err := o.afterRun(ctx, ui, plan, one)
+	if err != nil {
+		return err
+	}
+	maps.Copy(extra, one.extra)
+	if res != nil {
+		if err := res.WriteStats(ui.out); err != nil {
+			return err
+		}
+		maps.Copy(extra, res.Extras())
+	}
+	if err := o.save(ui.out, one, extra, rec); err != nil {
+		return err
+	}
+	return o.writeHTML(ui.out, one, extra)
+}
+
+// exitPolicy turns the run's verdict (bench.Judge: interrupted, nothing
+// succeeded, too many errors) and the self-check (--require-valid: exit 1 unless it says valid) into an
+// exit code.
+func (o *runOptions) exitPolicy(ctx context.Context, plan *bench.Plan, outcome *bench.Outcome, sum *metrics.Summary) error {
+	switch v := bench.Judge(outcome, sum, optPtr(o.f.maxErrorRate)); {
 	case v.Interrupted:
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	case v.Alike != nil: // a run too small for the early stop gets its hint
-		return &ExitError{Code: 1, Msg: v.Failure + o.endpointHint(ctx, env, plan, v.Alike)}
+		return &ExitError{Code: 1, Msg: v.Failure + prepare.EndpointHint(ctx, o.resolved, plan, v.Alike)}
 	case v.Failure != "":
 		return &ExitError{Code: 1, Msg: v.Failure}
+	case o.f.requireValid && outcome.Verdict.Verdict != selfcheck.Valid:
+		return &ExitError{Code: 1, Msg: fmt.Sprintf("--require-valid: the self-check says %s", outcome.Verdict)}
 	}
-	return requireValid(o.f.requireValid, outcome)
+	return nil
 }
 
-// summarize is the end of one timed run, alone or one of --runs: its
-// summary, the server's cross-check and the records' closing line, and
-// its steady state.
-func (o *runOptions) summarize(plan *bench.Plan, outcome *bench.Outcome, rec *recordsOut) (*bench.Summary, steadyStateOut, error) {
-	sum, err := bench.Summarize(plan, outcome)
-	if err != nil {
-		return nil, steadyStateOut{}, &UsageError{Err: err}
-	}
-	if o.f.users > 0 {
-		// vLLM's num_prompts is the requests sent; the users cycled the
-		// dataset's prompts for as long as the run went on.
-		sent := len(outcome.Records)
-		sum.Params.NumPrompts = &sent
-	}
-	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
-	serverToRecords(o.srv, rec)
-	rec.close(&sum.Params)
-	steady, err := o.steadyState(plan, outcome, sum)
-	if err != nil {
-		return nil, steadyStateOut{}, &UsageError{Err: err}
-	}
-	return sum, steady, nil
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
 }
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// newProgress is a step's status line on w when ttyCheck is a terminal
+// and --disable-tqdm is off (progress.New; nil draws nothing).
+func newProgress(ttyCheck, w io.Writer, total int, disabled bool) *progress.Bar {
+	return progress.New(ttyCheck, w, total, disabled)
+}
+
+// osGetenv is the real environment lookup; only Main uses it.
+func osGetenv(key string) string { return os.Getenv(key) }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/host"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/worker"
 )
@@ -72,4 +73,4 @@ func (o *runOptions) resultFilename() string {
 
 // headerInfo is the records header's worker block, read just before
 // dispatch; nil for a single process.
-func (w *workerFlags) headerInfo() *record.WorkerInfo { return w.r.HeaderInfo(readClockSync) }
+func (w *workerFlags) headerInfo() *record.WorkerInfo { return w.r.HeaderInfo(host.ClockSync) }

@@ -22,11 +22,9 @@ import (
 type sageMakerFlags struct {
 	// cfg holds the settings bound as they are; config adds the rest.
 	cfg sagemaker.Config
-	// endpointName and inferenceComponent are read by the run's checks
-	// and the sweep's CloudWatch reader too.
-	endpointName, inferenceComponent string
-	customAttributes, payloadFormat  string
-	readTimeout                      time.Duration
+	// inferenceComponent is read by the sweep's CloudWatch reader too.
+	inferenceComponent, payloadFormat string
+	readTimeout                       time.Duration
 
 	cloudwatch     bool
 	cloudwatchWait time.Duration
@@ -44,14 +42,14 @@ type sageMakerFlags struct {
 // fs.
 func bindSageMakerFlags(fs *pflag.FlagSet) *sageMakerFlags {
 	f := &sageMakerFlags{}
-	fs.StringVar(&f.endpointName, "endpoint-name", "", "SageMaker endpoint to benchmark (--backend sagemaker)")
+	fs.StringVar(&f.cfg.EndpointName, "endpoint-name", "", "SageMaker endpoint to benchmark (--backend sagemaker)")
 	fs.StringVar(&f.cfg.AWS.Region, "region", "", "AWS region of the endpoint (default: AWS_REGION, AWS_DEFAULT_REGION, the profile's region); required")
 	fs.StringVar(&f.cfg.AWS.Profile, "profile", "", "AWS shared config profile (default: AWS_PROFILE or \"default\")")
 	fs.StringVar(&f.cfg.AWS.EndpointURL, "endpoint-url", "", "send SageMaker Runtime calls to this URL instead of AWS (llmbench proxy or sim, a VPC endpoint)")
 	fs.StringVar(&f.cfg.TargetVariant, "target-variant", "", "production variant to invoke (X-Amzn-SageMaker-Target-Variant); also the CloudWatch VariantName")
 	fs.StringVar(&f.cfg.TargetContainerHostname, "target-container-hostname", "", "container of a multi-container endpoint to invoke")
 	fs.StringVar(&f.inferenceComponent, "inference-component", "", "inference component to invoke (endpoints hosting components)")
-	fs.StringVar(&f.customAttributes, "custom-attributes", "", "opaque X-Amzn-SageMaker-Custom-Attributes value passed to the container (never printed or saved)")
+	fs.StringVar((*string)(&f.cfg.CustomAttributes), "custom-attributes", "", "opaque X-Amzn-SageMaker-Custom-Attributes value passed to the container (never printed or saved)")
 	fs.StringVar(&f.payloadFormat, "payload-format", string(sagemaker.FormatOpenAIChat), "container request/stream format: openai-chat (vLLM container, chat), openai (completions), tgi, lmi")
 	fs.DurationVar(&f.readTimeout, "sagemaker-read-timeout", sagemaker.DefaultReadTimeout, "fail a SageMaker stream that sends nothing for this long (0 = never)")
 	fs.BoolVar(&f.cfg.AWS.DisableIMDS, "no-instance-metadata", false, "do not look for AWS credentials in EC2 instance metadata (keep it on EC2 and in SageMaker notebooks)")
@@ -91,9 +89,8 @@ func (f *sageMakerFlags) validate() error {
 // --num-prompts when unlimited).
 func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
 	c := f.cfg
-	c.EndpointName, c.InferenceComponent = f.endpointName, f.inferenceComponent
+	c.InferenceComponent = f.inferenceComponent
 	c.Format, _ = sagemaker.ParseFormat(f.payloadFormat)
-	c.CustomAttributes = sagemaker.Sensitive(f.customAttributes)
 	c.AWS.Concurrency, c.AWS.ReadTimeout = concurrency, f.readTimeout
 	if f.readTimeout == 0 {
 		c.AWS.ReadTimeout = -1 // the flag's 0 means never; the config's 0 means default
@@ -144,7 +141,7 @@ func (f *sageMakerFlags) reader() (*cloudwatch.Reader, error) {
 	if f.backend == nil {
 		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
 	}
-	r := &cloudwatch.Reader{API: cloudwatch.NewClient(f.backend.AWS(), ""), EndpointName: f.endpointName,
+	r := &cloudwatch.Reader{API: cloudwatch.NewClient(f.backend.AWS(), ""), EndpointName: f.cfg.EndpointName,
 		VariantName: f.cfg.TargetVariant, InferenceComponent: f.inferenceComponent, Wait: f.cloudwatchWait}
 	if p, ok := cost.Lookup(f.inst.Type); ok {
 		r.VCPUs, r.GPUs = p.VCPUs, p.GPUCount

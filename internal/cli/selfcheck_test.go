@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/selfcheck"
 )
 
@@ -57,18 +59,24 @@ func TestRunSelfCheckCountsConnections(t *testing.T) {
 	}
 }
 
+// TestRequireValid: the exit policy of a run that succeeded exits 1 under
+// --require-valid exactly when the self-check verdict is not valid.
 func TestRequireValid(t *testing.T) {
 	t.Parallel()
 	bad := &bench.Outcome{Verdict: selfcheck.Result{Verdict: selfcheck.Degraded, Reasons: []string{"dispatch lag p99 30 ms > 10 ms"}}}
 	good := &bench.Outcome{Verdict: selfcheck.Result{Verdict: selfcheck.Valid}}
+	policy := func(on bool, o *bench.Outcome) error {
+		opts := &runOptions{f: runFlags{requireValid: on}}
+		return opts.exitPolicy(context.Background(), nil, o, &metrics.Summary{})
+	}
 	var ee *ExitError
-	if err := requireValid(true, bad); !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(ee.Msg, "degraded: dispatch lag") {
+	if err := policy(true, bad); !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(ee.Msg, "degraded: dispatch lag") {
 		t.Errorf("degraded with --require-valid: %v", err)
 	}
-	if err := requireValid(false, bad); err != nil {
+	if err := policy(false, bad); err != nil {
 		t.Errorf("without --require-valid: %v", err)
 	}
-	if err := requireValid(true, good); err != nil {
+	if err := policy(true, good); err != nil {
 		t.Errorf("valid: %v", err)
 	}
 }

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -10,11 +13,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/backend/sagemaker"
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/bench/prepare"
+	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
+	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
 // maxNumPrompts bounds --num-prompts (bench.MaxNumPrompts).
@@ -42,11 +49,11 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		NumWarmups: f.numWarmups, ReadyCheckSec: f.readyCheckSec, RequestTimeout: f.requestTimeout,
 		MaxErrorRate: f.maxErrorRate.v, MaxErrorRateGiven: f.maxErrorRate.set,
 		RampStrategy: f.rampUpStrategy, RampStartGiven: f.rampUpStartRPS.set, RampEndGiven: f.rampUpEndRPS.set,
-		EndpointName: o.sm.endpointName}
+		EndpointName: o.sm.cfg.EndpointName}
 	if err := ranges.Check(); err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
-	if err := o.checkSteadyState(); err != nil {
+	if err := checkSteadyStateFlags(f.steadyStateThreshold, f.steadyStateMinWindow); err != nil {
 		return bench.Spec{}, err
 	}
 	if err := ranges.CheckRamp(); err != nil {
@@ -202,4 +209,41 @@ func (o *runOptions) params(goodput map[string]float64) record.Params {
 		p.Label = &l
 	}
 	return p
+}
+
+// plan turns the flags into the run's Spec (kept in o.resolved for the
+// hints and sections that follow) and the Spec into the step's plan:
+// backend, tokenizer, prompts, requests and load (prepare.Build).
+func (o *runOptions) plan(ctx context.Context, env *Env, cmd *cobra.Command, errw io.Writer) (*bench.Plan, func(), error) {
+	spec, err := o.spec(cmd, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	o.resolved = &spec
+	p, closeBE, err := prepare.Build(ctx, spec, prepare.Deps{Notes: errw, Hub: hfhub.FromEnv(env.Getenv)})
+	if err != nil {
+		return nil, nil, usageOf(err)
+	}
+	if b, ok := p.Backend.(*sagemaker.Backend); ok {
+		o.sm.backend = b // CloudWatch reads with its region and credentials
+	}
+	return p, closeBE, nil
+}
+
+// usageOf makes prepare's input errors usage errors (exit code 2).
+func usageOf(err error) error {
+	if e, ok := err.(*prepare.InputError); ok {
+		return &UsageError{Err: e.Err}
+	}
+	return err
+}
+
+// tokenizerError makes a tokenizer that cannot work (no such file or hub
+// repository, a broken or unsupported tokenizer.json) a usage error, exit
+// code 2; a network failure stays a plain error.
+func tokenizerError(err error) error {
+	if errors.Is(err, tokenizer.ErrInvalid) {
+		return &UsageError{Err: err}
+	}
+	return err
 }

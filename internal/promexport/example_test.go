@@ -95,7 +95,7 @@ func printSamples(url string, names ...string) {
 
 // recordSink is a bench.Sink that hands each record to a function: the
 // least a step needs to feed the exporter. llmbench's own sink
-// (internal/cli/live.go) also sets the self-check at the step's end.
+// (internal/promexport/promsink) also sets the self-check at the step's end.
 type recordSink func(r *record.Record)
 
 func (f recordSink) Begin(time.Time, record.Header) error { return nil }

@@ -17,7 +17,7 @@
 // Record), which runs on the step's single collector goroutine, so a
 // histogram update or a token count never delays a stream's time stamps.
 // The package does not import bench: the sink that feeds it is its
-// caller's (internal/cli/live.go). The package computes
+// caller's (internal/promexport/promsink). The package computes
 // no summary statistics (percentiles are Prometheus' job, from the
 // buckets; the run's own figures come from internal/metrics) and does not
 // decide when to run or stop: its caller does.

@@ -14,7 +14,7 @@ func TestBesideResult(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"run.json", "run.records.jsonl"},
 		{"bench_results/openai-chat-4qps-m-20260101-000000.json", "bench_results/openai-chat-4qps-m-20260101-000000.records.jsonl"},
-		// The run replaces any extension (run_records.go), so a
+		// The run replaces any extension (recfile.Place), so a
 		// --result-filename NAME.txt has its records at NAME.records.jsonl.
 		{"custom.txt", "custom.records.jsonl"},
 		{"no-extension", "no-extension.records.jsonl"},

@@ -9,9 +9,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/promexport/promsink"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 )
+
+// The metrics flags of run, demo and sweep: our live exporter's and the
+// server's.
 
 // serverMetricsFlags are --server-metrics and its companions (ours,
 // docs/server-metrics.md), on run, demo, sweep and their workers.
@@ -62,12 +67,6 @@ func (o *runOptions) startServer(ctx context.Context, errw io.Writer) *serverRun
 	return o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
 }
 
-// addServerExtras puts the Result in the result's extras and the
-// cross-check's notes in its self_check object.
-func addServerExtras(sr *serverRun, extra map[string]any) {
-	report.AddServerExtras(extra, sr, selfCheckKey)
-}
-
 // setServerResult puts the Result in a sweep step's result object.
 func setServerResult(sr *serverRun, obj *report.Object) { report.SetServerResult(obj, sr) }
 
@@ -86,3 +85,34 @@ func serverToRecords(sr *serverRun, rec *recordsOut) {
 // sharedPrefixes reports whether the dataset builds prompts on common
 // prefixes (dataset.Config.SharedPrefixes).
 func (o *runOptions) sharedPrefixes() bool { return o.f.ds.SharedPrefixes() }
+
+// metricsFlags are the live-metrics flags of run, demo and sweep, bound
+// to the exporter's configuration.
+type metricsFlags = promsink.Config
+
+func bindMetricsFlags(fs *pflag.FlagSet, m *metricsFlags) {
+	fs.StringVar(&m.Addr, "metrics-addr", "", "serve live Prometheus metrics on this address during the run, e.g. 127.0.0.1:9464 (ours)")
+	fs.DurationVar(&m.Linger, "metrics-linger", 0, "keep --metrics-addr up this long after the run for a last scrape (ours)")
+	fs.StringVar(&m.Pushgateway, "pushgateway", "", "push the final metrics to this Prometheus Pushgateway URL (ours)")
+}
+
+// liveMetrics is the run's live Prometheus exporter (promsink.Live); nil
+// when neither --metrics-addr nor --pushgateway asks for it.
+type liveMetrics = promsink.Live
+
+// startLive starts the exporter when --metrics-addr or --pushgateway asks
+// for it; nil otherwise.
+func startLive(ctx context.Context, f metricsFlags, plan *bench.Plan, out io.Writer) (*liveMetrics, error) {
+	if f.Addr == "" && f.Pushgateway == "" {
+		return nil, nil
+	}
+	l := promsink.New(f, plan)
+	addr, err := l.Start(ctx)
+	if err != nil {
+		return nil, usageErrorf("--metrics-addr %s: %v", f.Addr, err)
+	}
+	if addr != "" {
+		fmt.Fprintf(out, "Live metrics on http://%s/metrics\n", addr)
+	}
+	return l, nil
+}
