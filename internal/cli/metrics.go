@@ -66,7 +66,7 @@ are run's, which the records do not keep.`,
 	fs.StringVar(&o.tokenizer, "tokenizer", "", `override the tokenizer: "whitespace" (one token per word), "none" (like --skip-tokenizer-init), or the id recorded in the file`)
 	fs.BoolVar(&o.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of llmbench records of a closed-loop run (as run's flag; records do not keep it)")
 	fs.Float64Var(&o.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of max_concurrency in flight, in (0.0, 1.0] (as run's flag)")
-	fs.Var(&o.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run); as run's flag)")
+	fs.Var(o.steadyStateMinWindow.flag(), "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run); as run's flag)")
 	return cmd
 }
 

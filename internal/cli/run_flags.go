@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/metrics"
 )
@@ -140,7 +141,7 @@ func bindEndpointFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.tokenizerRev, "tokenizer-revision", "", "Hugging Face revision of the tokenizer (default main)")
 	fs.BoolVar(&f.trustRemoteCode, "trust-remote-code", false, "accepted for vLLM compatibility (no remote code is ever run)")
 	fs.BoolVar(&f.skipTokenizer, "skip-tokenizer-init", false, "use no tokenizer; lines that need one are left out, as in vLLM")
-	fs.Var(&f.logprobs, "logprobs", "logprobs sent in completions requests (null when unset)")
+	fs.Var(f.logprobs.flag(), "logprobs", "logprobs sent in completions requests (null when unset)")
 	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "request id prefix, sent as x-request-id (default bench-<8 hex>-)")
 	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
 	fs.BoolVar(&f.useBeamSearch, "use-beam-search", false, "accepted for vLLM compatibility; unused")
@@ -189,9 +190,9 @@ func bindDatasetFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&d.TimedTraceLabelInputLength, "timed-trace-label-input-length", "input_length", "timed_trace: JSON key of the input length")
 	fs.StringVar(&d.TimedTraceLabelOutputLength, "timed-trace-label-output-length", "output_length", "timed_trace: JSON key of the output length")
 	fs.StringVar(&d.TimedTraceLabelHashIDs, "timed-trace-label-hash-ids", "hash_ids", "timed_trace: JSON key of the hash ids")
-	fs.Var(selfTimedFlag{dst: &d.SelfTimed}, "self-timed", "send each request at its trace time (default on for timed_trace; burstgpt: ours)")
+	fs.Var(flagset.TriBool(&d.SelfTimed, false), "self-timed", "send each request at its trace time (default on for timed_trace; burstgpt: ours)")
 	fs.Lookup("self-timed").NoOptDefVal = "true"
-	fs.Var(selfTimedFlag{dst: &d.SelfTimed, negate: true}, "no-self-timed", "ignore trace times and use --request-rate")
+	fs.Var(flagset.TriBool(&d.SelfTimed, true), "no-self-timed", "ignore trace times and use --request-rate")
 	fs.Lookup("no-self-timed").NoOptDefVal = "true"
 	fs.IntVar(&d.SonnetInputLen, "sonnet-input-len", 550, "sonnet: prompt tokens (--input-len overrides)")
 	fs.IntVar(&d.SonnetOutputLen, "sonnet-output-len", 150, "sonnet: output tokens (--output-len overrides)")
@@ -202,22 +203,22 @@ func bindDatasetFlags(fs *pflag.FlagSet, f *runFlags) {
 func bindLoadFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.Var(&f.requestRate, "request-rate", "requests per second, or inf to send all at once")
 	fs.Var(&f.burstiness, "burstiness", "gamma shape of the arrival gaps: 1 = Poisson, inf = constant spacing")
-	fs.Var(&f.maxConcurrency, "max-concurrency", "client-side cap on requests in flight (default: none)")
+	fs.Var(f.maxConcurrency.flag(), "max-concurrency", "client-side cap on requests in flight (default: none)")
 	fs.StringVar(&f.rampUpStrategy, "ramp-up-strategy", "", "linear or exponential ramp of the request rate (needs --request-rate inf)")
-	fs.Var(&f.rampUpStartRPS, "ramp-up-start-rps", "ramp-up start rate")
-	fs.Var(&f.rampUpEndRPS, "ramp-up-end-rps", "ramp-up end rate")
+	fs.Var(f.rampUpStartRPS.flag(), "ramp-up-start-rps", "ramp-up start rate")
+	fs.Var(f.rampUpEndRPS.flag(), "ramp-up-end-rps", "ramp-up end rate")
 }
 
 // bindSamplingFlags declares the sampling parameters sent in the body.
 func bindSamplingFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `send "ignore_eos": true (forced on for the random dataset, as in vLLM)`)
-	fs.Var(&f.temperature, "temperature", "sampling temperature (server default when unset)")
-	fs.Var(&f.topP, "top-p", "top-p")
-	fs.Var(&f.topK, "top-k", "top-k")
-	fs.Var(&f.minP, "min-p", "min-p")
-	fs.Var(&f.frequencyPen, "frequency-penalty", "frequency penalty")
-	fs.Var(&f.presencePen, "presence-penalty", "presence penalty")
-	fs.Var(&f.repetitionPen, "repetition-penalty", "repetition penalty")
+	fs.Var(f.temperature.flag(), "temperature", "sampling temperature (server default when unset)")
+	fs.Var(f.topP.flag(), "top-p", "top-p")
+	fs.Var(f.topK.flag(), "top-k", "top-k")
+	fs.Var(f.minP.flag(), "min-p", "min-p")
+	fs.Var(f.frequencyPen.flag(), "frequency-penalty", "frequency penalty")
+	fs.Var(f.presencePen.flag(), "presence-penalty", "presence penalty")
+	fs.Var(f.repetitionPen.flag(), "repetition-penalty", "repetition penalty")
 }
 
 // bindOutputFlags declares the metrics, result and output flags.
@@ -236,8 +237,8 @@ func bindOutputFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
 	fs.BoolVar(&f.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of a closed-loop run (--request-rate inf with --max-concurrency)")
 	fs.Float64Var(&f.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of --max-concurrency in flight, in (0.0, 1.0]")
-	fs.Var(&f.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
-	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
+	fs.Var(f.steadyStateMinWindow.flag(), "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
+	fs.Var(f.maxErrorRate.flag(), "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
 	fs.StringVar(&f.htmlPath, "html", "", "also write an HTML report with charts of the run to this file (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")
 	fs.BoolVar(&f.preconnect, "preconnect", false, "open the connections before the timed run, so TTFT leaves out connection set-up (ours; vLLM's TTFT includes it)")

@@ -2,9 +2,10 @@
 // a command's pflag flags: it derives the benchmark: keys from the flags,
 // describes them for the resolution, parses the flags after "--", checks
 // values on a scratch copy of the flags, and writes a resolution on the
-// live flags once. It decides no precedence (package config does) and
-// knows no command: which flags steer the configuration itself is the
-// caller's to say (skip).
+// live flags once; it also holds the flag value types vLLM's argparse
+// flags need and pflag lacks (values.go). It decides no precedence
+// (package config does) and knows no command: which flags steer the
+// configuration itself is the caller's to say (skip).
 package flagset
 
 import (
