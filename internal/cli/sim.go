@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/tokenizer"
@@ -134,32 +135,24 @@ func bindSimFaultFlags(fs *pflag.FlagSet, ft *sim.Faults) {
 
 // options are the flags as sim.Options; the batching figures only
 // when given.
-func (f *simFlags) options(cmd *cobra.Command) *sim.Options {
+func (f *simFlags) options(fl *pflag.FlagSet) *sim.Options {
 	return &sim.Options{Preset: f.preset, PartSize: f.partSize, AllowRemote: f.allowRemote,
 		Addrs: sim.Addrs{Listen: f.listen, Metrics: f.metricsAddr, DCGM: f.dcgmAddr},
 		Overrides: sim.Overrides{
-			MaxNumSeqs:          given(cmd, "max-num-seqs", &f.maxNumSeqs),
-			MaxNumBatchedTokens: given(cmd, "max-num-batched-tokens", &f.maxBatched),
-			PrefillTokensPerSec: given(cmd, "prefill-rate", &f.prefillRate),
-			DecodeBase:          given(cmd, "decode-base", &f.decodeBase),
-			DecodePerSeq:        given(cmd, "decode-per-seq", &f.decodePerSeq),
-			DecodePerKVToken:    given(cmd, "decode-per-kv-token", &f.decodePerKV),
-			KVCacheTokens:       given(cmd, "kv-cache-tokens", &f.kvTokens),
-			MaxModelLen:         given(cmd, "max-model-len", &f.maxModelLen),
+			MaxNumSeqs:          flagset.Given(fl, "max-num-seqs", &f.maxNumSeqs),
+			MaxNumBatchedTokens: flagset.Given(fl, "max-num-batched-tokens", &f.maxBatched),
+			PrefillTokensPerSec: flagset.Given(fl, "prefill-rate", &f.prefillRate),
+			DecodeBase:          flagset.Given(fl, "decode-base", &f.decodeBase),
+			DecodePerSeq:        flagset.Given(fl, "decode-per-seq", &f.decodePerSeq),
+			DecodePerKVToken:    flagset.Given(fl, "decode-per-kv-token", &f.decodePerKV),
+			KVCacheTokens:       flagset.Given(fl, "kv-cache-tokens", &f.kvTokens),
+			MaxModelLen:         flagset.Given(fl, "max-model-len", &f.maxModelLen),
 		}}
-}
-
-// given is v when the flag name was given, else nil.
-func given[T any](cmd *cobra.Command, name string, v *T) *T {
-	if cmd.Flags().Changed(name) {
-		return v
-	}
-	return nil
 }
 
 // runSim resolves the flags, loads --tokenizer and serves (sim.Serve).
 func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
-	o := f.options(cmd)
+	o := f.options(cmd.Flags())
 	cfg, err := o.Resolve(cfg)
 	if err != nil {
 		return &UsageError{Err: err}

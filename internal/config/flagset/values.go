@@ -119,3 +119,12 @@ func (f triBool) Set(s string) error {
 }
 
 func (f triBool) Type() string { return "bool" }
+
+// Given is v when the flag name on fs was given, else nil: a setting
+// applied only over another's when the user asked for it.
+func Given[T any](fs *pflag.FlagSet, name string, v *T) *T {
+	if fs.Changed(name) {
+		return v
+	}
+	return nil
+}

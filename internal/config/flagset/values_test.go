@@ -98,3 +98,20 @@ func TestTriBoolPair(t *testing.T) {
 		}
 	}
 }
+
+// TestGiven: a flag's value counts only when given, even if given its
+// default.
+func TestGiven(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	a, b := fs.Int("a", 3, ""), fs.Int("b", 3, "")
+	if err := fs.Parse([]string{"--a", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := Given(fs, "a", a); got != a {
+		t.Errorf("Given(a) = %v, want %v", got, a)
+	}
+	if got := Given(fs, "b", b); got != nil {
+		t.Errorf("Given(b) = %v, want nil", got)
+	}
+}
