@@ -91,7 +91,7 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 	bindMetricsFlags(fs, &o.m)
 	o.sm = bindSageMakerFlags(fs)
 	for _, d := range demoDefaults {
-		flagset.SetDefault(fs, d.name, d.value, defaultNote)
+		flagset.SetDefault(fs, d.name, d.value)
 	}
 	fs.StringVar(&preset, "sim-preset", sim.DefaultPreset, "simulator performance preset (see llmbench sim --help)")
 	return cmd

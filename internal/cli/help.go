@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -66,6 +65,3 @@ func suggestFlag(cmd *cobra.Command, err error) error {
 	}
 	return fmt.Errorf("%w: did you mean --%s?", err, best)
 }
-
-// defaultNote matches a "(default ...)" written into a flag's usage text.
-var defaultNote = regexp.MustCompile(`\s*\(default[^()]*(\([^()]*\)[^()]*)*\)`)
