@@ -2,6 +2,7 @@ package cli
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -9,6 +10,7 @@ import (
 	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // runFlags holds "llmbench run"'s settings. Names, defaults and meanings are
@@ -107,7 +109,7 @@ type runFlags struct {
 	steadyStateMinWindow optFloat
 	// srv are --server-metrics and its companions (servermetrics.go).
 	srv serverMetricsFlags
-	// repeat are --runs, --ci-width and --max-runs (flag_runs.go): bound
+	// repeat are --runs, --ci-width and --max-runs (repeatFlags): bound
 	// by run and, with its own usage text, by sweep.
 	repeat repeatFlags
 }
@@ -256,3 +258,99 @@ func bindClosedLoopFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.DurationVar(&f.duration, "duration", 0, "stop sending after this long (e.g. 5m); with --users, requests cycle through the dataset until then")
 	fs.DurationVar(&f.warmupDuration, "warmup-duration", 0, "with --users: requests started in this first part of --duration are sent but left out of the metrics")
 }
+
+// floatOrInf is a float flag that also accepts "inf" (flagset.FloatOrInf).
+type floatOrInf = flagset.FloatOrInf
+
+// optInt is an integer flag whose absence matters (vLLM's None), such as
+// --max-concurrency; flag() is its pflag side (flagset.OptInt).
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) flag() pflag.Value { return flagset.OptInt(&o.v, &o.set) }
+
+// ptr returns nil when unset.
+func (o *optInt) ptr() *int {
+	if !o.set {
+		return nil
+	}
+	v := o.v
+	return &v
+}
+
+// optFloat is a float flag whose absence matters (sampling parameters are
+// sent only when given); flag() is its pflag side (flagset.OptFloat).
+type optFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optFloat) flag() pflag.Value { return flagset.OptFloat(&o.v, &o.set) }
+
+// runsFlag is --runs on run and sweep (one type for both): a whole
+// number of runs K >= 1, or "auto" (repeat until the deciding figures'
+// t intervals are narrow enough, docs/confidence.md, "Repeated runs").
+type runsFlag struct {
+	k    int
+	auto bool
+}
+
+func (r *runsFlag) String() string {
+	if r.auto {
+		return "auto"
+	}
+	return strconv.Itoa(r.k)
+}
+
+func (r *runsFlag) Set(s string) error {
+	k, auto, err := sweep.ParseRuns(s)
+	if err == nil {
+		r.k, r.auto = k, auto
+	}
+	return err
+}
+
+func (r *runsFlag) Type() string { return "K|auto" }
+
+// repeatFlags are --runs, --ci-width and --max-runs.
+type repeatFlags struct {
+	runs    runsFlag
+	ciWidth float64
+	maxRuns int
+}
+
+// Defaults of --ci-width and --max-runs (AIPerf's convergence rule:
+// the interval's full width under 10 % of the mean).
+const (
+	defaultCIWidth = 0.10
+	defaultMaxRuns = 10
+)
+
+// bindRepeatFlags declares --runs, --ci-width and --max-runs on fs; what
+// is what one run is ("the benchmark", "each step").
+func bindRepeatFlags(fs *pflag.FlagSet, r *repeatFlags, runsUsage string) {
+	r.runs = runsFlag{k: 1}
+	fs.Var(&r.runs, "runs", runsUsage)
+	fs.Float64Var(&r.ciWidth, "ci-width", defaultCIWidth, "with --runs auto: stop once each deciding figure's 95% t interval over the runs is narrower than this fraction of its mean")
+	fs.IntVar(&r.maxRuns, "max-runs", defaultMaxRuns, "with --runs auto: stop after this many runs even if the interval has not converged (at least 3)")
+}
+
+// value is the flags as the runs' driver takes them.
+func (r *repeatFlags) value() sweep.Repeat {
+	return sweep.Repeat{Runs: r.runs.k, Auto: r.runs.auto, CIWidth: r.ciWidth, MaxRuns: r.maxRuns}
+}
+
+// check validates the three flags (given is whether --ci-width or
+// --max-runs was set: sweep.Repeat.Check).
+func (r *repeatFlags) check(given bool) error {
+	if err := r.value().Check(given); err != nil {
+		return &UsageError{Err: err}
+	}
+	return nil
+}
+
+// repeated is whether more than one run may be made (flags never bound,
+// as in a test's options, make one).
+func (r *repeatFlags) repeated() bool { return r.value().Planned() > 1 }
