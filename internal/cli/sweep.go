@@ -70,12 +70,7 @@ refused there (they need the merged data).`,
 			// The same configuration layers as run (config.yaml, --config,
 			// --course), so that run and sweep in one folder measure one
 			// workload.
-			switch {
-			case o.ladders.Concurrency != "":
-				o.sweepLoop = "sweep --concurrency"
-			case o.ladders.Users != "":
-				o.sweepLoop = "sweep --users"
-			}
+			o.sweepLoop = o.ladders.Loop()
 			done, err := o.resolveConfig(cmd, args, env)
 			if err != nil || done {
 				return err

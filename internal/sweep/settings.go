@@ -72,6 +72,18 @@ func (l Ladders) Parse() (capacity.Kind, []float64, error) {
 	return kind, loads, nil
 }
 
+// Loop is the closed loop the ladder runs, as the configuration's notes
+// name it ("sweep --concurrency", "sweep --users"); "" for rates.
+func (l Ladders) Loop() string {
+	switch {
+	case l.Concurrency != "":
+		return "sweep --concurrency"
+	case l.Users != "":
+		return "sweep --users"
+	}
+	return ""
+}
+
 // FlagOf is the flag that gives a ladder of kind k.
 func FlagOf(k capacity.Kind) string {
 	switch k {

@@ -122,6 +122,19 @@ func TestResultFiguresDefaults(t *testing.T) {
 	}
 }
 
+// TestLaddersLoop: the closed loops a configuration's notes name.
+func TestLaddersLoop(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		l    Ladders
+		want string
+	}{{Ladders{Concurrency: "1,2"}, "sweep --concurrency"}, {Ladders{Users: "10"}, "sweep --users"}, {Ladders{Rates: "1"}, ""}} {
+		if got := tt.l.Loop(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.l, got, tt.want)
+		}
+	}
+}
+
 // TestParse: the ladder, --sla and --think-time from their texts, each
 // error naming its flag.
 func TestParse(t *testing.T) {
