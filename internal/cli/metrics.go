@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,9 +74,7 @@ are run's, which the records do not keep.`,
 
 // run reads the file, applies the overrides, and prints.
 func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
-	switch o.format {
-	case "table", "json", "filename":
-	default:
+	if !slices.Contains([]string{"table", "json", "filename"}, o.format) {
 		return usageErrorf("--format %q: want table, json or filename", o.format)
 	}
 	if err := checkSteadyStateFlags(o.steadyStateThreshold, o.steadyStateMinWindow); err != nil {
