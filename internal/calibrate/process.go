@@ -21,11 +21,18 @@ import (
 )
 
 // Process is the RepetitionFunc that runs each repetition against a
-// fresh simulator process started from bin ("bin sim"), for c.
-func Process(bin string, c *Config) RepetitionFunc {
+// fresh simulator process started from bin ("bin sim"; "": this very
+// binary, which is llmbench), for c.
+func Process(bin string, c *Config) (RepetitionFunc, error) {
+	if bin == "" {
+		var err error
+		if bin, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("calibrate: finding this binary to start the simulator: %w", err)
+		}
+	}
 	return func(ctx context.Context, streams, requests, row, rep int) (Repetition, int, error) {
 		return repetition(ctx, bin, c, streams, requests, fmt.Sprintf("calibrate-%d-%d-", row, rep))
-	}
+	}, nil
 }
 
 // repetition runs one repetition against a fresh simulator process and

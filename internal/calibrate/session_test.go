@@ -39,3 +39,15 @@ func TestNominal(t *testing.T) {
 		t.Errorf("Nominal = %v, want 140ms", got)
 	}
 }
+
+// TestProcessDefaultBinary: with no --sim-bin the simulator runs from
+// this binary, found before any repetition starts.
+func TestProcessDefaultBinary(t *testing.T) {
+	t.Parallel()
+	for _, bin := range []string{"", "/usr/bin/true"} {
+		run, err := Process(bin, &Config{})
+		if err != nil || run == nil {
+			t.Errorf("Process(%q) = %v, %v; want a repetition func", bin, run != nil, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -41,14 +40,11 @@ that is not resolved (a spread across the bound, too few requests or
 repetitions). See docs/fidelity.md.`,
 		Args: argsBetween(0, 0, "takes flags only"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			bin := simBin
-			if bin == "" {
-				var err error
-				if bin, err = os.Executable(); err != nil {
-					return fmt.Errorf("calibrate: finding this binary to start the simulator: %w", err)
-				}
+			rep, err := calibrate.Process(simBin, &c)
+			if err != nil {
+				return err
 			}
-			return runCalibrate(cmd.Context(), env, &c, save, calibrate.Process(bin, &c))
+			return runCalibrate(cmd.Context(), env, &c, save, rep)
 		},
 	}
 	fs := cmd.Flags()

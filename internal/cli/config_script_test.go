@@ -111,7 +111,7 @@ func cmdGlobMatch(ts *testscript.TestScript, neg bool, args []string) {
 // newTestRunCmd builds the run command the way root does.
 func newTestRunCmd() *cobra.Command {
 	cmd := newRunCmd(&Env{Getenv: func(string) string { return "" }})
-	cmd.Flags().SetNormalizeFunc(normalizeFlag)
+	cmd.Flags().SetNormalizeFunc(flagset.Normalize)
 	return cmd
 }
 

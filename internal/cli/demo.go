@@ -64,11 +64,9 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 			// The simulator counts with the client's tokenizer, so prompt
 			// lengths and usage agree token for token.
 			if o.f.tokenizer != "" && !o.f.skipTokenizer {
-				tok, err := tokenizer.Load(ctx, o.f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)})
-				if err != nil {
+				if cfg.Tokenizer, err = tokenizer.Load(ctx, o.f.tokenizer, tokenizer.Options{Hub: hfhub.FromEnv(env.Getenv)}); err != nil {
 					return tokenizerError(err)
 				}
-				cfg.Tokenizer = tok
 			}
 			srv, err := sim.Start(ctx, cfg, "")
 			if err != nil {
@@ -91,7 +89,7 @@ Llama-3.1-8B on one A10G GPU by default (--sim-preset picks another).`,
 	bindMetricsFlags(fs, &o.m)
 	o.sm = bindSageMakerFlags(fs)
 	for _, d := range demoDefaults {
-		flagset.SetDefault(fs, d.name, d.value, defaultNote)
+		flagset.SetDefault(fs, d.name, d.value)
 	}
 	fs.StringVar(&preset, "sim-preset", sim.DefaultPreset, "simulator performance preset (see llmbench sim --help)")
 	return cmd

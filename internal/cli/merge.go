@@ -42,7 +42,11 @@ See docs/distributed.md.`,
   llmbench merge results/sweep1 -o results/sweep1/sweep-merged.json`,
 		Args: argsBetween(1, -1, "want the result or records files of every worker"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMerge(env, args, output, saveRecords)
+			err := mergeRules.Run(args, merge.Outputs{Result: output, Records: saveRecords}, env.Stdout, env.Stderr)
+			if ie := (*merge.InputError)(nil); errors.As(err, &ie) {
+				return &UsageError{Err: ie.Err} // a refused input exits 2
+			}
+			return err
 		},
 	}
 	cmd.Flags().StringVarP(&output, "output", "o", "", "write the merged result JSON (vLLM's format, with per-request arrays) to this file; for sweeps, the merged sweep file")
@@ -55,21 +59,6 @@ See docs/distributed.md.`,
 // default), the user's files through writeUserFile, the sweep's mark of a
 // late step.
 var mergeRules = merge.Rules{WriteFile: writeUserFile, LateMarker: sweep.LateMarker}
-
-// sweepWorkerGlob and stepDir are merge's, by the names the sweep
-// tests use.
-const sweepWorkerGlob = merge.SweepWorkerGlob
-
-func stepDir(sweepPath string) string { return merge.StepDir(sweepPath) }
-
-// runMerge merges (merge.Rules.Run); a refused input exits 2.
-func runMerge(env *Env, args []string, output, saveRecords string) error {
-	err := mergeRules.Run(args, merge.Outputs{Result: output, Records: saveRecords}, env.Stdout, env.Stderr)
-	if ie := (*merge.InputError)(nil); errors.As(err, &ie) {
-		return &UsageError{Err: ie.Err}
-	}
-	return err
-}
 
 // writeMergedRecords saves the merged records (merge.Rules.SaveRecords).
 func writeMergedRecords(path string, m *merge.Result) error { return mergeRules.SaveRecords(path, m) }

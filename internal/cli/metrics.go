@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
@@ -66,15 +68,13 @@ are run's, which the records do not keep.`,
 	fs.StringVar(&o.tokenizer, "tokenizer", "", `override the tokenizer: "whitespace" (one token per word), "none" (like --skip-tokenizer-init), or the id recorded in the file`)
 	fs.BoolVar(&o.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of llmbench records of a closed-loop run (as run's flag; records do not keep it)")
 	fs.Float64Var(&o.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of max_concurrency in flight, in (0.0, 1.0] (as run's flag)")
-	fs.Var(&o.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run); as run's flag)")
+	fs.Var(o.steadyStateMinWindow.flag(), "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run); as run's flag)")
 	return cmd
 }
 
 // run reads the file, applies the overrides, and prints.
 func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
-	switch o.format {
-	case "table", "json", "filename":
-	default:
+	if !slices.Contains([]string{"table", "json", "filename"}, o.format) {
 		return usageErrorf("--format %q: want table, json or filename", o.format)
 	}
 	if err := checkSteadyStateFlags(o.steadyStateThreshold, o.steadyStateMinWindow); err != nil {
@@ -94,9 +94,9 @@ func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 		_, err := fmt.Fprintln(env.Stdout, report.ResultFilename(&p))
 		return err
 	}
-	s, err := summarizeRecords(&p, recs)
+	s, err := metrics.SummarizeRecords(&p, recs)
 	if err != nil {
-		return err
+		return &UsageError{Err: err}
 	}
 	if err := report.WriteWarnings(env.Stderr, s); err != nil {
 		return err
@@ -104,60 +104,27 @@ func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 	report.WriteUnfinishedNote(env.Stderr, &p, len(recs))
 	out := report.RecordsOutput{JSON: o.format == "json", Detailed: o.detailed, Extras: o.extras, Ours: fileFormat == record.FormatJSONLines}
 	if out.Ours {
-		steady, err := recordsSteadyState(&p, recs, s, o.steadyStateOptions())
-		if err != nil {
-			return err
+		opt := metrics.SteadyStateOptions{Disabled: o.noSteadyState, Threshold: o.steadyStateThreshold}
+		if o.steadyStateMinWindow.set {
+			opt.MinWindow = &o.steadyStateMinWindow.v
 		}
-		out.WithSteadyState, out.SteadyState = steady.write, steady.value
+		if out.SteadyState, out.WithSteadyState, err = metrics.RecordsSteadyState(&p, recs, s, opt); err != nil {
+			return &UsageError{Err: err}
+		}
 	}
 	return report.WriteRecordsMetrics(env.Stdout, s, &p, recs, out)
 }
 
 // overrides are the flags given, to be applied over the file's params.
 func (o *metricsOptions) overrides(fl *pflag.FlagSet) metrics.Overrides {
-	var ov metrics.Overrides
-	given := func(name string, v *string) *string {
-		if fl.Changed(name) {
-			return v
-		}
-		return nil
+	ov := metrics.Overrides{
+		PercentileMetrics: flagset.Given(fl, "percentile-metrics", &o.percentileMetrics),
+		MetricPercentiles: flagset.Given(fl, "metric-percentiles", &o.metricPercentiles),
+		Tokenizer:         flagset.Given(fl, "tokenizer", &o.tokenizer),
+		Date:              flagset.Given(fl, "date", &o.date),
 	}
-	ov.PercentileMetrics = given("percentile-metrics", &o.percentileMetrics)
-	ov.MetricPercentiles = given("metric-percentiles", &o.metricPercentiles)
-	ov.Tokenizer, ov.Date = given("tokenizer", &o.tokenizer), given("date", &o.date)
 	if fl.Changed("goodput") {
 		ov.Goodput = append([]string{}, o.goodput...)
 	}
 	return ov
-}
-
-// steadyStateOptions are the steady-state flags as
-// metrics.SteadyStateOptions (the run's own figures left to
-// recordsSteadyState).
-func (o *metricsOptions) steadyStateOptions() metrics.SteadyStateOptions {
-	opt := metrics.SteadyStateOptions{Disabled: o.noSteadyState, Threshold: o.steadyStateThreshold}
-	if o.steadyStateMinWindow.set {
-		mw := o.steadyStateMinWindow.v
-		opt.MinWindow = &mw
-	}
-	return opt
-}
-
-// recordsSteadyState is metrics.RecordsSteadyState as run's
-// steadyStateOut; errors are bad input.
-func recordsSteadyState(p *record.Params, recs []record.Record, s *metrics.Summary, opt metrics.SteadyStateOptions) (steadyStateOut, error) {
-	ss, write, err := metrics.RecordsSteadyState(p, recs, s, opt)
-	if err != nil {
-		return steadyStateOut{}, &UsageError{Err: err}
-	}
-	return steadyStateOut{write: write, value: ss}, nil
-}
-
-// summarizeRecords is metrics.SummarizeRecords; errors are bad input.
-func summarizeRecords(p *record.Params, recs []record.Record) (*metrics.Summary, error) {
-	s, err := metrics.SummarizeRecords(p, recs)
-	if err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	return s, nil
 }

@@ -13,7 +13,8 @@ import (
 
 // newPlanCmd builds "llmbench plan SWEEP.json... --demand FILE | --peak-users N".
 // The plan lives in package plan (Request: the files, the demand, the
-// arithmetic, the saved file); this binds the flags and prints.
+// arithmetic, the saved file); this binds the flags, plans, saves the plan
+// file and prints the table or the file.
 func newPlanCmd(env *Env) *cobra.Command {
 	var (
 		r                 plan.Request
@@ -63,7 +64,27 @@ instead) and the plan is saved as plan-DATE.json in --result-dir, which
 			fl := cmd.Flags()
 			r.Sweeps = args
 			r.Demand.PeakGiven, r.Demand.OffPeakGiven, r.Demand.ProfileGiven = fl.Changed("peak-users"), fl.Changed("off-peak-users"), fl.Changed("profile")
-			return runPlan(env, &r, resultDir, format)
+			if format != "table" && format != "json" {
+				return usageErrorf("--format %q: want table or json", format)
+			}
+			p, err := r.Plan(savedfile.ReadSweep)
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			path, err := plan.Save(resultDir, time.Now().Format(bench.DateLayout), p)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				err = plan.WriteJSON(env.Stdout, p)
+			} else {
+				err = plan.WriteText(env.Stdout, p)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(env.Stderr, "Plan saved to %s\n", path)
+			return nil
 		},
 	}
 	fs := cmd.Flags()
@@ -81,30 +102,4 @@ instead) and the plan is saved as plan-DATE.json in --result-dir, which
 	fs.StringVar(&resultDir, "result-dir", ".", "folder for plan-DATE.json")
 	fs.StringVar(&format, "format", "table", "standard output: table or json")
 	return cmd
-}
-
-// runPlan plans (plan.Request.Plan), saves the plan file and prints the
-// table or the file.
-func runPlan(env *Env, r *plan.Request, resultDir, format string) error {
-	if format != "table" && format != "json" {
-		return usageErrorf("--format %q: want table or json", format)
-	}
-	p, err := r.Plan(savedfile.ReadSweep)
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	path, err := plan.Save(resultDir, time.Now().Format(bench.DateLayout), p)
-	if err != nil {
-		return err
-	}
-	if format == "json" {
-		err = plan.WriteJSON(env.Stdout, p)
-	} else {
-		err = plan.WriteText(env.Stdout, p)
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stderr, "Plan saved to %s\n", path)
-	return nil
 }

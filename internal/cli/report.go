@@ -60,13 +60,12 @@ terminal over SSH); it goes to standard output unless -o is given.`,
 			if err != nil {
 				return &UsageError{Err: err}
 			}
-			var buf bytes.Buffer
+			write := htmlreport.WriteHTML
 			if format == "text" {
-				err = htmlreport.WriteText(&buf, page)
-			} else {
-				err = htmlreport.WriteHTML(&buf, page)
+				write = htmlreport.WriteText
 			}
-			if err != nil {
+			var buf bytes.Buffer
+			if err := write(&buf, page); err != nil {
 				return err
 			}
 			if format == "text" && !cmd.Flags().Changed("output") || out == "-" {

@@ -11,7 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
+
+	"github.com/llmbench/llmbench/internal/config/flagset"
 )
 
 // Env is what a command may touch of the outside world.
@@ -59,12 +60,6 @@ type ExitError struct {
 
 func (e *ExitError) Error() string { return e.Msg }
 
-// normalizeFlag lets users type vLLM's underscore spellings
-// (--max_concurrency) for our kebab-case flags.
-func normalizeFlag(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
-}
-
 // NewRootCmd builds the llmbench command tree.
 func NewRootCmd(env *Env) *cobra.Command {
 	root := &cobra.Command{
@@ -83,7 +78,7 @@ simulator on this machine.`,
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
-	root.SetGlobalNormalizationFunc(normalizeFlag)
+	root.SetGlobalNormalizationFunc(flagset.Normalize) // --max_concurrency
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &UsageError{Err: suggestFlag(cmd, err)}
 	})
@@ -121,7 +116,7 @@ func Main(ctx context.Context, version string, args []string, stdin io.Reader, s
 func mainEnv(ctx context.Context, env *Env, args []string) int {
 	stderr := env.Stderr
 	root := NewRootCmd(env)
-	root.SetArgs(expandNargs(args))
+	root.SetArgs(flagset.ExpandNargs(args)) // vLLM's "--goodput a b" for pflag
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0

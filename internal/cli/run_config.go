@@ -50,9 +50,6 @@ func bindConfigFlags(fs *pflag.FlagSet, o *runOptions) {
 	fs.BoolVar(&c.printCommand, "print-command", false, "print the fully resolved llmbench run command (secrets redacted) and exit without sending anything")
 }
 
-// expandNargs rewrites vLLM's "--goodput a b" for pflag.
-func expandNargs(args []string) []string { return flagset.ExpandNargs(args) }
-
 // resolveConfig resolves the configuration over the command line and the
 // arguments after "--" and writes it on the flags. done is true when
 // nothing more should happen (--print-command printed).
@@ -62,7 +59,7 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 		return false, usageErrorf("unexpected argument %q: run takes flags only (pass-through flags go after --)", args[0])
 	}
 	in := config.Input{Command: cmd.Name(), Skip: c.runOnly, LoopFlag: "users", Loop: o.sweepLoop}
-	if in.Dash, err = flagset.ParseDash(fs, configOnlyFlags, expandNargs(args)); err != nil {
+	if in.Dash, err = flagset.ParseDash(fs, configOnlyFlags, flagset.ExpandNargs(args)); err != nil {
 		return false, &UsageError{Err: err}
 	}
 	if in.File, in.Course, err = c.load(fs, env); err != nil {

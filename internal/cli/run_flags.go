@@ -2,12 +2,15 @@ package cli
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/dataset"
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/sweep"
 )
 
 // runFlags holds "llmbench run"'s settings. Names, defaults and meanings are
@@ -106,7 +109,7 @@ type runFlags struct {
 	steadyStateMinWindow optFloat
 	// srv are --server-metrics and its companions (servermetrics.go).
 	srv serverMetricsFlags
-	// repeat are --runs, --ci-width and --max-runs (flag_runs.go): bound
+	// repeat are --runs, --ci-width and --max-runs (repeatFlags): bound
 	// by run and, with its own usage text, by sweep.
 	repeat repeatFlags
 }
@@ -140,7 +143,7 @@ func bindEndpointFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.tokenizerRev, "tokenizer-revision", "", "Hugging Face revision of the tokenizer (default main)")
 	fs.BoolVar(&f.trustRemoteCode, "trust-remote-code", false, "accepted for vLLM compatibility (no remote code is ever run)")
 	fs.BoolVar(&f.skipTokenizer, "skip-tokenizer-init", false, "use no tokenizer; lines that need one are left out, as in vLLM")
-	fs.Var(&f.logprobs, "logprobs", "logprobs sent in completions requests (null when unset)")
+	fs.Var(f.logprobs.flag(), "logprobs", "logprobs sent in completions requests (null when unset)")
 	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "request id prefix, sent as x-request-id (default bench-<8 hex>-)")
 	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
 	fs.BoolVar(&f.useBeamSearch, "use-beam-search", false, "accepted for vLLM compatibility; unused")
@@ -189,9 +192,9 @@ func bindDatasetFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&d.TimedTraceLabelInputLength, "timed-trace-label-input-length", "input_length", "timed_trace: JSON key of the input length")
 	fs.StringVar(&d.TimedTraceLabelOutputLength, "timed-trace-label-output-length", "output_length", "timed_trace: JSON key of the output length")
 	fs.StringVar(&d.TimedTraceLabelHashIDs, "timed-trace-label-hash-ids", "hash_ids", "timed_trace: JSON key of the hash ids")
-	fs.Var(selfTimedFlag{dst: &d.SelfTimed}, "self-timed", "send each request at its trace time (default on for timed_trace; burstgpt: ours)")
+	fs.Var(flagset.TriBool(&d.SelfTimed, false), "self-timed", "send each request at its trace time (default on for timed_trace; burstgpt: ours)")
 	fs.Lookup("self-timed").NoOptDefVal = "true"
-	fs.Var(selfTimedFlag{dst: &d.SelfTimed, negate: true}, "no-self-timed", "ignore trace times and use --request-rate")
+	fs.Var(flagset.TriBool(&d.SelfTimed, true), "no-self-timed", "ignore trace times and use --request-rate")
 	fs.Lookup("no-self-timed").NoOptDefVal = "true"
 	fs.IntVar(&d.SonnetInputLen, "sonnet-input-len", 550, "sonnet: prompt tokens (--input-len overrides)")
 	fs.IntVar(&d.SonnetOutputLen, "sonnet-output-len", 150, "sonnet: output tokens (--output-len overrides)")
@@ -202,22 +205,22 @@ func bindDatasetFlags(fs *pflag.FlagSet, f *runFlags) {
 func bindLoadFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.Var(&f.requestRate, "request-rate", "requests per second, or inf to send all at once")
 	fs.Var(&f.burstiness, "burstiness", "gamma shape of the arrival gaps: 1 = Poisson, inf = constant spacing")
-	fs.Var(&f.maxConcurrency, "max-concurrency", "client-side cap on requests in flight (default: none)")
+	fs.Var(f.maxConcurrency.flag(), "max-concurrency", "client-side cap on requests in flight (default: none)")
 	fs.StringVar(&f.rampUpStrategy, "ramp-up-strategy", "", "linear or exponential ramp of the request rate (needs --request-rate inf)")
-	fs.Var(&f.rampUpStartRPS, "ramp-up-start-rps", "ramp-up start rate")
-	fs.Var(&f.rampUpEndRPS, "ramp-up-end-rps", "ramp-up end rate")
+	fs.Var(f.rampUpStartRPS.flag(), "ramp-up-start-rps", "ramp-up start rate")
+	fs.Var(f.rampUpEndRPS.flag(), "ramp-up-end-rps", "ramp-up end rate")
 }
 
 // bindSamplingFlags declares the sampling parameters sent in the body.
 func bindSamplingFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `send "ignore_eos": true (forced on for the random dataset, as in vLLM)`)
-	fs.Var(&f.temperature, "temperature", "sampling temperature (server default when unset)")
-	fs.Var(&f.topP, "top-p", "top-p")
-	fs.Var(&f.topK, "top-k", "top-k")
-	fs.Var(&f.minP, "min-p", "min-p")
-	fs.Var(&f.frequencyPen, "frequency-penalty", "frequency penalty")
-	fs.Var(&f.presencePen, "presence-penalty", "presence penalty")
-	fs.Var(&f.repetitionPen, "repetition-penalty", "repetition penalty")
+	fs.Var(f.temperature.flag(), "temperature", "sampling temperature (server default when unset)")
+	fs.Var(f.topP.flag(), "top-p", "top-p")
+	fs.Var(f.topK.flag(), "top-k", "top-k")
+	fs.Var(f.minP.flag(), "min-p", "min-p")
+	fs.Var(f.frequencyPen.flag(), "frequency-penalty", "frequency penalty")
+	fs.Var(f.presencePen.flag(), "presence-penalty", "presence penalty")
+	fs.Var(f.repetitionPen.flag(), "repetition-penalty", "repetition penalty")
 }
 
 // bindOutputFlags declares the metrics, result and output flags.
@@ -236,8 +239,8 @@ func bindOutputFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
 	fs.BoolVar(&f.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of a closed-loop run (--request-rate inf with --max-concurrency)")
 	fs.Float64Var(&f.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of --max-concurrency in flight, in (0.0, 1.0]")
-	fs.Var(&f.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
-	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
+	fs.Var(f.steadyStateMinWindow.flag(), "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
+	fs.Var(f.maxErrorRate.flag(), "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
 	fs.StringVar(&f.htmlPath, "html", "", "also write an HTML report with charts of the run to this file (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")
 	fs.BoolVar(&f.preconnect, "preconnect", false, "open the connections before the timed run, so TTFT leaves out connection set-up (ours; vLLM's TTFT includes it)")
@@ -255,3 +258,99 @@ func bindClosedLoopFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.DurationVar(&f.duration, "duration", 0, "stop sending after this long (e.g. 5m); with --users, requests cycle through the dataset until then")
 	fs.DurationVar(&f.warmupDuration, "warmup-duration", 0, "with --users: requests started in this first part of --duration are sent but left out of the metrics")
 }
+
+// floatOrInf is a float flag that also accepts "inf" (flagset.FloatOrInf).
+type floatOrInf = flagset.FloatOrInf
+
+// optInt is an integer flag whose absence matters (vLLM's None), such as
+// --max-concurrency; flag() is its pflag side (flagset.OptInt).
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) flag() pflag.Value { return flagset.OptInt(&o.v, &o.set) }
+
+// ptr returns nil when unset.
+func (o *optInt) ptr() *int {
+	if !o.set {
+		return nil
+	}
+	v := o.v
+	return &v
+}
+
+// optFloat is a float flag whose absence matters (sampling parameters are
+// sent only when given); flag() is its pflag side (flagset.OptFloat).
+type optFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optFloat) flag() pflag.Value { return flagset.OptFloat(&o.v, &o.set) }
+
+// runsFlag is --runs on run and sweep (one type for both): a whole
+// number of runs K >= 1, or "auto" (repeat until the deciding figures'
+// t intervals are narrow enough, docs/confidence.md, "Repeated runs").
+type runsFlag struct {
+	k    int
+	auto bool
+}
+
+func (r *runsFlag) String() string {
+	if r.auto {
+		return "auto"
+	}
+	return strconv.Itoa(r.k)
+}
+
+func (r *runsFlag) Set(s string) error {
+	k, auto, err := sweep.ParseRuns(s)
+	if err == nil {
+		r.k, r.auto = k, auto
+	}
+	return err
+}
+
+func (r *runsFlag) Type() string { return "K|auto" }
+
+// repeatFlags are --runs, --ci-width and --max-runs.
+type repeatFlags struct {
+	runs    runsFlag
+	ciWidth float64
+	maxRuns int
+}
+
+// Defaults of --ci-width and --max-runs (AIPerf's convergence rule:
+// the interval's full width under 10 % of the mean).
+const (
+	defaultCIWidth = 0.10
+	defaultMaxRuns = 10
+)
+
+// bindRepeatFlags declares --runs, --ci-width and --max-runs on fs; what
+// is what one run is ("the benchmark", "each step").
+func bindRepeatFlags(fs *pflag.FlagSet, r *repeatFlags, runsUsage string) {
+	r.runs = runsFlag{k: 1}
+	fs.Var(&r.runs, "runs", runsUsage)
+	fs.Float64Var(&r.ciWidth, "ci-width", defaultCIWidth, "with --runs auto: stop once each deciding figure's 95% t interval over the runs is narrower than this fraction of its mean")
+	fs.IntVar(&r.maxRuns, "max-runs", defaultMaxRuns, "with --runs auto: stop after this many runs even if the interval has not converged (at least 3)")
+}
+
+// value is the flags as the runs' driver takes them.
+func (r *repeatFlags) value() sweep.Repeat {
+	return sweep.Repeat{Runs: r.runs.k, Auto: r.runs.auto, CIWidth: r.ciWidth, MaxRuns: r.maxRuns}
+}
+
+// check validates the three flags (given is whether --ci-width or
+// --max-runs was set: sweep.Repeat.Check).
+func (r *repeatFlags) check(given bool) error {
+	if err := r.value().Check(given); err != nil {
+		return &UsageError{Err: err}
+	}
+	return nil
+}
+
+// repeated is whether more than one run may be made (flags never bound,
+// as in a test's options, make one).
+func (r *repeatFlags) repeated() bool { return r.value().Planned() > 1 }

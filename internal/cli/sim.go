@@ -8,17 +8,18 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/sim"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
-// simFlags holds `llmbench sim`'s flag values.
+// simFlags holds `llmbench sim`'s flag values, o's but its Overrides.
 type simFlags struct {
-	listen, preset, partSize, truthLog, tokenizer string
-	metricsAddr, dcgmAddr                         string
-	allowRemote, listPresets                      bool
-	exitAfter                                     time.Duration
+	o                   sim.Options
+	truthLog, tokenizer string
+	listPresets         bool
+	exitAfter           time.Duration
 
 	// Batching overrides (applied only when Changed).
 	maxNumSeqs, maxBatched, kvTokens, maxModelLen int
@@ -74,15 +75,15 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.listen, "listen", "127.0.0.1:8000", "address to listen on (port 0 = any free port)")
-	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "also serve the simulator's /metrics (vLLM's metric names) on this address, e.g. 127.0.0.1:9465 (it is always on the API port's /metrics too)")
-	fs.StringVar(&f.dcgmAddr, "dcgm-addr", "", "also serve simulated NVIDIA DCGM exporter metrics (GPU utilisation, memory, power, energy from the engine's busy time) on this address, e.g. 127.0.0.1:9400")
+	fs.StringVar(&f.o.Addrs.Listen, "listen", "127.0.0.1:8000", "address to listen on (port 0 = any free port)")
+	fs.StringVar(&f.o.Addrs.Metrics, "metrics-addr", "", "also serve the simulator's /metrics (vLLM's metric names) on this address, e.g. 127.0.0.1:9465 (it is always on the API port's /metrics too)")
+	fs.StringVar(&f.o.Addrs.DCGM, "dcgm-addr", "", "also serve simulated NVIDIA DCGM exporter metrics (GPU utilisation, memory, power, energy from the engine's busy time) on this address, e.g. 127.0.0.1:9400")
 	fs.BoolVar(&cfg.NoPrefixCache, "no-enable-prefix-caching", false, "batching: turn the prefix cache off (on by default, as in vLLM; POST /reset_prefix_cache empties it)")
-	fs.BoolVar(&f.allowRemote, "allow-remote", false, "allow a non-loopback --listen address (the simulator has no authentication)")
+	fs.BoolVar(&f.o.AllowRemote, "allow-remote", false, "allow a non-loopback --listen address (the simulator has no authentication)")
 	fs.DurationVar(&f.exitAfter, "exit-after", 0, "stop after this long (0 = run until interrupted)")
 	fs.StringVar(&cfg.Model, "model", cfg.Model, "served model name")
 	fs.StringVar(&cfg.Mode, "mode", cfg.Mode, "performance model: batching or fixed")
-	fs.StringVar(&f.preset, "preset", sim.DefaultPreset, "batching preset (see --list-presets)")
+	fs.StringVar(&f.o.Preset, "preset", sim.DefaultPreset, "batching preset (see --list-presets)")
 	fs.BoolVar(&f.listPresets, "list-presets", false, "list the presets and what they model, then exit")
 	fs.DurationVar(&cfg.TTFT, "ttft", cfg.TTFT, "fixed mode: time to first token")
 	fs.DurationVar(&cfg.ITL, "itl", cfg.ITL, "fixed mode: inter-token latency")
@@ -101,7 +102,7 @@ count. Faults (--fault-*) are rates in 0..1, deterministic with --seed.`,
 	fs.Float64Var(&cfg.EOSRate, "eos-rate", 0, "chance per token of an early EOS (finish_reason stop) unless ignore_eos")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed for EOS, faults, random part sizes and generated words")
 	fs.StringVar(&cfg.PayloadFormat, "payload-format", cfg.PayloadFormat, "SageMaker container format: openai, tgi or lmi")
-	fs.StringVar(&f.partSize, "part-size", "4096", "SageMaker PayloadPart size in bytes, or random")
+	fs.StringVar(&f.o.PartSize, "part-size", "4096", "SageMaker PayloadPart size in bytes, or random")
 	fs.StringVar(&f.truthLog, "truth-log", "", "write per-request ground truth as JSON lines to this file")
 	fs.StringVar(&f.tokenizer, "tokenizer", "", "count prompt tokens with this tokenizer (tokenizer.json path or Hugging Face id) instead of one per word")
 	bindSimFaultFlags(fs, &cfg.Faults)
@@ -134,32 +135,24 @@ func bindSimFaultFlags(fs *pflag.FlagSet, ft *sim.Faults) {
 
 // options are the flags as sim.Options; the batching figures only
 // when given.
-func (f *simFlags) options(cmd *cobra.Command) *sim.Options {
-	return &sim.Options{Preset: f.preset, PartSize: f.partSize, AllowRemote: f.allowRemote,
-		Addrs: sim.Addrs{Listen: f.listen, Metrics: f.metricsAddr, DCGM: f.dcgmAddr},
-		Overrides: sim.Overrides{
-			MaxNumSeqs:          given(cmd, "max-num-seqs", &f.maxNumSeqs),
-			MaxNumBatchedTokens: given(cmd, "max-num-batched-tokens", &f.maxBatched),
-			PrefillTokensPerSec: given(cmd, "prefill-rate", &f.prefillRate),
-			DecodeBase:          given(cmd, "decode-base", &f.decodeBase),
-			DecodePerSeq:        given(cmd, "decode-per-seq", &f.decodePerSeq),
-			DecodePerKVToken:    given(cmd, "decode-per-kv-token", &f.decodePerKV),
-			KVCacheTokens:       given(cmd, "kv-cache-tokens", &f.kvTokens),
-			MaxModelLen:         given(cmd, "max-model-len", &f.maxModelLen),
-		}}
-}
-
-// given is v when the flag name was given, else nil.
-func given[T any](cmd *cobra.Command, name string, v *T) *T {
-	if cmd.Flags().Changed(name) {
-		return v
+func (f *simFlags) options(fl *pflag.FlagSet) *sim.Options {
+	o := f.o
+	o.Overrides = sim.Overrides{
+		MaxNumSeqs:          flagset.Given(fl, "max-num-seqs", &f.maxNumSeqs),
+		MaxNumBatchedTokens: flagset.Given(fl, "max-num-batched-tokens", &f.maxBatched),
+		PrefillTokensPerSec: flagset.Given(fl, "prefill-rate", &f.prefillRate),
+		DecodeBase:          flagset.Given(fl, "decode-base", &f.decodeBase),
+		DecodePerSeq:        flagset.Given(fl, "decode-per-seq", &f.decodePerSeq),
+		DecodePerKVToken:    flagset.Given(fl, "decode-per-kv-token", &f.decodePerKV),
+		KVCacheTokens:       flagset.Given(fl, "kv-cache-tokens", &f.kvTokens),
+		MaxModelLen:         flagset.Given(fl, "max-model-len", &f.maxModelLen),
 	}
-	return nil
+	return &o
 }
 
 // runSim resolves the flags, loads --tokenizer and serves (sim.Serve).
 func runSim(cmd *cobra.Command, env *Env, cfg sim.Config, f *simFlags) error {
-	o := f.options(cmd)
+	o := f.options(cmd.Flags())
 	cfg, err := o.Resolve(cfg)
 	if err != nil {
 		return &UsageError{Err: err}

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/load"
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/sweep"
 )
 
@@ -73,12 +70,7 @@ refused there (they need the merged data).`,
 			// The same configuration layers as run (config.yaml, --config,
 			// --course), so that run and sweep in one folder measure one
 			// workload.
-			switch {
-			case o.ladders.Concurrency != "":
-				o.sweepLoop = "sweep --concurrency"
-			case o.ladders.Users != "":
-				o.sweepLoop = "sweep --users"
-			}
+			o.sweepLoop = o.ladders.Loop()
 			done, err := o.resolveConfig(cmd, args, env)
 			if err != nil || done {
 				return err
@@ -120,40 +112,22 @@ refused there (they need the merged data).`,
 // the figures every step must report (sweep.ResultFigures).
 func (o *sweepOptions) checkSweep(cmd *cobra.Command) error {
 	c, fs := &o.sc, cmd.Flags()
-	var err error
-	if c.Kind, c.Loads, err = o.ladders.Parse(); err != nil {
+	if err := c.Parse(o.ladders, o.sla, o.thinkTime); err != nil {
 		return &UsageError{Err: err}
 	}
-	if c.SLA, err = capacity.ParseSLA(o.sla); err != nil {
-		return &UsageError{Err: fmt.Errorf("--sla: %w", err)}
-	}
-	if c.Think, err = load.ParseThink(o.thinkTime); err != nil {
-		return &UsageError{Err: fmt.Errorf("--think-time: %w", err)}
-	}
-	rp := &o.f.repeat
-	if err := rp.check(fs.Changed("ci-width") || fs.Changed("max-runs")); err != nil {
+	if err := o.f.repeat.check(fs.Changed("ci-width") || fs.Changed("max-runs")); err != nil {
 		return err
 	}
-	c.Repeat = sweep.Repeat{Runs: rp.runs.k, Auto: rp.runs.auto, CIWidth: rp.ciWidth, MaxRuns: rp.maxRuns}
-	given := sweep.Given{ThinkTime: o.userSet(cmd, "think-time"), MaxConcurrency: o.userSet(cmd, "max-concurrency"), Cap: o.f.maxConcurrency.v}
+	c.Repeat = o.f.repeat.value()
+	given := sweep.Given{ThinkTime: o.userSet(cmd, "think-time"), MaxConcurrency: o.userSet(cmd, "max-concurrency"), Cap: o.f.maxConcurrency.v,
+		MaxErrorRate: o.f.maxErrorRate.set, Rate: o.f.maxErrorRate.v}
 	if err := c.Check(given); err != nil {
 		return &UsageError{Err: err}
 	}
-	c.MaxErrorRate = sweep.DefaultMaxErrorRate
-	if o.f.maxErrorRate.set {
-		c.MaxErrorRate = o.f.maxErrorRate.v
-	}
-	c.SLA, c.Gate = c.SLA.WithErrorGate(c.MaxErrorRate)
 	// Written back into run's flags rather than given to the Spec: a
 	// worker's config hash (run_worker.go) hashes the flags' values, and
 	// it must not change.
-	pm, mp := sweep.DefaultPercentileMetrics, sweep.DefaultMetricPercentiles
-	if fs.Changed("percentile-metrics") {
-		pm = o.f.percentileMetrics
-	}
-	if fs.Changed("metric-percentiles") {
-		mp = o.f.metricPercentiles
-	}
-	o.f.percentileMetrics, o.f.metricPercentiles = sweep.ResultFigures(c.SLA, pm, mp)
+	o.f.percentileMetrics, o.f.metricPercentiles = sweep.ResultFigures(c.SLA,
+		flagset.Given(fs, "percentile-metrics", &o.f.percentileMetrics), flagset.Given(fs, "metric-percentiles", &o.f.metricPercentiles))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 	"github.com/llmbench/llmbench/internal/sweep"
@@ -84,11 +85,7 @@ func (s *sweepSteps) RunStep(ctx context.Context, p *bench.Plan, phase, records 
 	o.live.StartPhase(phase, p)
 	rec := &recordsOut{}
 	rec.Worker, rec.Path = o.w.headerInfo, records
-	total := len(p.Requests)
-	if p.Load.Duration > 0 {
-		total = 0 // bounded by time
-	}
-	bar := newProgress(ui.tty, ui.errw, total, o.f.disableTqdm)
+	bar := progress.New(ui.tty, ui.errw, p.Expected(), o.f.disableTqdm) // a step has no conversations
 	sr := o.startServer(ctx, ui.errw)
 	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		InFlight: o.live.Counter(), BeforeStart: sr.BeforeStart(ctx)})

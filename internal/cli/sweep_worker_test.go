@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/merge"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -171,7 +172,7 @@ func unionOnEarliest(t *testing.T, files []string, users int) (string, int) {
 // step, are refused with one line on stderr and exit code 2. Each case
 // changes a copy of the workers' sweeps in dir.
 func checkSweepRefusals(t *testing.T, dir string) {
-	sweeps, _ := filepath.Glob(filepath.Join(dir, sweepWorkerGlob))
+	sweeps, _ := filepath.Glob(filepath.Join(dir, merge.SweepWorkerGlob))
 	slices.Sort(sweeps)
 	if len(sweeps) != 2 {
 		t.Fatalf("worker sweeps %v", sweeps)
@@ -185,7 +186,7 @@ func checkSweepRefusals(t *testing.T, dir string) {
 			return []string{filepath.Join(d, filepath.Base(sweeps[0]))}
 		}, "worker 1 of 0..1 missing"},
 		{"a step is missing in one worker: that step lacks a share", func(t *testing.T, d string) []string {
-			rm(t, filepath.Join(stepDir(filepath.Join(d, filepath.Base(sweeps[1]))), "concurrency-4.records.jsonl"))
+			rm(t, filepath.Join(merge.StepDir(filepath.Join(d, filepath.Base(sweeps[1]))), "concurrency-4.records.jsonl"))
 			return []string{d}
 		}, "step concurrency-4 is missing from worker 1"},
 		{"different runs: their steps did not start together", func(t *testing.T, d string) []string {
@@ -198,7 +199,7 @@ func checkSweepRefusals(t *testing.T, dir string) {
 		}, "swept different ladders"},
 		{"no records: a summary cannot be merged", func(t *testing.T, d string) []string {
 			for _, s := range sweeps {
-				files, _ := filepath.Glob(filepath.Join(stepDir(filepath.Join(d, filepath.Base(s))), "*.records.jsonl"))
+				files, _ := filepath.Glob(filepath.Join(merge.StepDir(filepath.Join(d, filepath.Base(s))), "*.records.jsonl"))
 				for _, f := range files {
 					rm(t, f)
 				}

@@ -87,13 +87,7 @@ func RecordsSteadyState(p *record.Params, recs []record.Record, s *Summary, opt 
 			return nil, false, nil
 		}
 	}
-	opt.RateFinite = !p.RequestRate.IsInf()
-	opt.Duration = p.DurationS
-	opt.Percentiles = s.Percentiles
-	if p.MaxConcurrency != nil {
-		opt.MaxConcurrency = *p.MaxConcurrency
-	}
-	ss, err = SteadyStateOf(recs, s.OutputLens, opt)
+	ss, err = SteadyStateOf(recs, s.OutputLens, opt.ForRun(p, s))
 	if err != nil {
 		return nil, false, err
 	}

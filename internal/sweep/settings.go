@@ -10,6 +10,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/load"
 )
 
 // A sweep's settings from typed values: the ladder, the checks of the
@@ -71,6 +72,18 @@ func (l Ladders) Parse() (capacity.Kind, []float64, error) {
 	return kind, loads, nil
 }
 
+// Loop is the closed loop the ladder runs, as the configuration's notes
+// name it ("sweep --concurrency", "sweep --users"); "" for rates.
+func (l Ladders) Loop() string {
+	switch {
+	case l.Concurrency != "":
+		return "sweep --concurrency"
+	case l.Users != "":
+		return "sweep --users"
+	}
+	return ""
+}
+
 // FlagOf is the flag that gives a ladder of kind k.
 func FlagOf(k capacity.Kind) string {
 	switch k {
@@ -82,6 +95,22 @@ func FlagOf(k capacity.Kind) string {
 	return "users"
 }
 
+// Parse sets the ladder (Kind, Loads), the SLA and the think time from
+// their texts as given (the ladder flags, --sla, --think-time).
+func (c *Config) Parse(l Ladders, sla, think string) error {
+	var err error
+	if c.Kind, c.Loads, err = l.Parse(); err != nil {
+		return err
+	}
+	if c.SLA, err = capacity.ParseSLA(sla); err != nil {
+		return fmt.Errorf("--sla: %w", err)
+	}
+	if c.Think, err = load.ParseThink(think); err != nil {
+		return fmt.Errorf("--think-time: %w", err)
+	}
+	return nil
+}
+
 // Given says which of run's settings the user gave beside the ladder
 // (not a config file's defaults): some ladders refuse them.
 type Given struct {
@@ -90,11 +119,28 @@ type Given struct {
 	// MaxConcurrency is whether --max-concurrency was given, Cap its value.
 	MaxConcurrency bool
 	Cap            int
+	// MaxErrorRate is whether --max-error-rate was given, Rate its value
+	// (else DefaultMaxErrorRate).
+	MaxErrorRate bool
+	Rate         float64
 }
 
 // Check validates the settings beside the ladder (Kind, Loads and the
-// SLA as parsed, before the error gate).
+// SLA as parsed), then sets MaxErrorRate and adds its error gate to the
+// SLA (capacity.SLA.WithErrorGate).
 func (c *Config) Check(g Given) error {
+	if err := c.check(g); err != nil {
+		return err
+	}
+	c.MaxErrorRate = DefaultMaxErrorRate
+	if g.MaxErrorRate {
+		c.MaxErrorRate = g.Rate
+	}
+	c.SLA, c.Gate = c.SLA.WithErrorGate(c.MaxErrorRate)
+	return nil
+}
+
+func (c *Config) check(g Given) error {
 	if c.Refine < 0 || c.PromptsPerStep < 0 || c.StepDuration < 0 || c.SpawnRate < 0 {
 		return errors.New("--refine, --prompts-per-step, --step-duration and --spawn-rate must not be negative")
 	}
@@ -111,10 +157,17 @@ func (c *Config) Check(g Given) error {
 }
 
 // ResultFigures are the percentile metrics and percentiles every step
-// must report, from the lists the step would report (metrics and
-// percentiles, comma-separated): the SLA's own added, and p99 for the
-// table.
-func ResultFigures(sla capacity.SLA, metrics, percentiles string) (string, string) {
+// must report, from the lists the user gave (comma-separated; nil:
+// DefaultPercentileMetrics, DefaultMetricPercentiles): the SLA's own
+// added, and p99 for the table.
+func ResultFigures(sla capacity.SLA, given, givenPercentiles *string) (metrics, percentiles string) {
+	metrics, percentiles = DefaultPercentileMetrics, DefaultMetricPercentiles
+	if given != nil {
+		metrics = *given
+	}
+	if givenPercentiles != nil {
+		percentiles = *givenPercentiles
+	}
 	for _, m := range sla.Metrics() {
 		if !strings.Contains(","+metrics+",", ","+m+",") {
 			metrics += "," + m

@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,8 +96,88 @@ func TestResultFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m, p := ResultFigures(sla, tt.metrics, tt.pcts); m != tt.wantM || p != tt.wantP {
+		if m, p := ResultFigures(sla, &tt.metrics, &tt.pcts); m != tt.wantM || p != tt.wantP {
 			t.Errorf("%q over %q, %q: %q, %q; want %q, %q", tt.sla, tt.metrics, tt.pcts, m, p, tt.wantM, tt.wantP)
+		}
+	}
+}
+
+// TestResultFiguresDefaults: lists not given are the sweep's defaults,
+// each on its own.
+func TestResultFiguresDefaults(t *testing.T) {
+	t.Parallel()
+	sla, _ := capacity.ParseSLA("p95_ttft_ms<200")
+	given := "ttft"
+	for _, tt := range []struct {
+		metrics, pcts *string
+		wantM, wantP  string
+	}{
+		{nil, nil, "ttft,tpot,itl,e2el", "50,90,99,95"},
+		{&given, nil, "ttft", "50,90,99,95"},
+		{nil, &given, "ttft,tpot,itl,e2el", "ttft,95,99"},
+	} {
+		if m, p := ResultFigures(sla, tt.metrics, tt.pcts); m != tt.wantM || p != tt.wantP {
+			t.Errorf("%v, %v: %q, %q; want %q, %q", tt.metrics, tt.pcts, m, p, tt.wantM, tt.wantP)
+		}
+	}
+}
+
+// TestLaddersLoop: the closed loops a configuration's notes name.
+func TestLaddersLoop(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		l    Ladders
+		want string
+	}{{Ladders{Concurrency: "1,2"}, "sweep --concurrency"}, {Ladders{Users: "10"}, "sweep --users"}, {Ladders{Rates: "1"}, ""}} {
+		if got := tt.l.Loop(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.l, got, tt.want)
+		}
+	}
+}
+
+// TestParse: the ladder, --sla and --think-time from their texts, each
+// error naming its flag.
+func TestParse(t *testing.T) {
+	t.Parallel()
+	var c Config
+	if err := c.Parse(Ladders{Users: "10,50"}, "p99_ttft_ms<500", "1s-3s"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Kind != capacity.Users || len(c.Loads) != 2 || len(c.SLA) != 1 || c.Think.Max != 3*time.Second {
+		t.Errorf("Parse: %+v", c)
+	}
+	for _, tt := range []struct {
+		l          Ladders
+		sla, think string
+		err        string
+	}{
+		{Ladders{}, "", "0", "sweep needs a ladder: --concurrency 1,2,4,8, --request-rates 1,2,4 or --users 10,50,100"},
+		{Ladders{Rates: "1"}, "p99_ttft_ms", "0", "--sla: "},
+		{Ladders{Rates: "1"}, "", "soon", "--think-time: "},
+	} {
+		err := (&Config{}).Parse(tt.l, tt.sla, tt.think)
+		if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
+			t.Errorf("Parse(%+v, %q, %q) = %v, want %q...", tt.l, tt.sla, tt.think, err, tt.err)
+		}
+	}
+}
+
+// TestCheckErrorGate: Check adds --max-error-rate's term to the SLA,
+// the default's when not given, and marks it as the gate.
+func TestCheckErrorGate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		g    Given
+		want float64
+	}{{Given{}, DefaultMaxErrorRate}, {Given{MaxErrorRate: true, Rate: 0.2}, 0.2}, {Given{MaxErrorRate: true}, 0}} {
+		sla, _ := capacity.ParseSLA("p99_ttft_ms<500")
+		c := Config{Kind: capacity.Users, SLA: sla}
+		if err := c.Check(tt.g); err != nil {
+			t.Fatal(err)
+		}
+		want, gate := sla.WithErrorGate(tt.want)
+		if c.MaxErrorRate != tt.want || c.Gate != gate || !reflect.DeepEqual(c.SLA, want) {
+			t.Errorf("%+v: rate %g gate %v SLA %v; want %g %v %v", tt.g, c.MaxErrorRate, c.Gate, c.SLA, tt.want, gate, want)
 		}
 	}
 }

@@ -76,8 +76,7 @@ func ExpandNargs(args []string) []string {
 		if !strings.HasPrefix(a, "--") || strings.Contains(a, "=") {
 			continue
 		}
-		name := strings.ReplaceAll(strings.TrimPrefix(a, "--"), "_", "-")
-		if !config.Nargs[name] {
+		if !config.Nargs[string(Normalize(nil, strings.TrimPrefix(a, "--")))] {
 			continue
 		}
 		// The first value belongs to the flag as written; each further value
@@ -93,4 +92,10 @@ func ExpandNargs(args []string) []string {
 		}
 	}
 	return out
+}
+
+// Normalize lets users type vLLM's underscore spellings
+// (--max_concurrency) for kebab-case flags (pflag's normalize func).
+func Normalize(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+	return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
 }

@@ -2,9 +2,10 @@
 // a command's pflag flags: it derives the benchmark: keys from the flags,
 // describes them for the resolution, parses the flags after "--", checks
 // values on a scratch copy of the flags, and writes a resolution on the
-// live flags once. It decides no precedence (package config does) and
-// knows no command: which flags steer the configuration itself is the
-// caller's to say (skip).
+// live flags once; it also holds the flag value types vLLM's argparse
+// flags need and pflag lacks (values.go). It decides no precedence
+// (package config does) and knows no command: which flags steer the
+// configuration itself is the caller's to say (skip).
 package flagset
 
 import (
@@ -99,10 +100,14 @@ func Apply(fs *pflag.FlagSet, assign []config.Assignment) error {
 	return nil
 }
 
+// defaultNote matches a "(default ...)" written into a flag's usage
+// text, one level of parentheses inside allowed.
+var defaultNote = regexp.MustCompile(`\s*\(default[^()]*(\([^()]*\)[^()]*)*\)`)
+
 // SetDefault changes a flag's value and shown default without marking it
-// as set by the user; note matches the old default written into its usage
-// text, which must not name it beside the new one.
-func SetDefault(fs *pflag.FlagSet, name, value string, note *regexp.Regexp) {
+// as set by the user; an old default written into its usage text
+// (defaultNote) is removed, so it does not name it beside the new one.
+func SetDefault(fs *pflag.FlagSet, name, value string) {
 	fl := fs.Lookup(name)
 	if fl == nil {
 		panic("flagset: no flag " + name) // a programming error, caught by tests
@@ -111,7 +116,7 @@ func SetDefault(fs *pflag.FlagSet, name, value string, note *regexp.Regexp) {
 		panic(fmt.Sprintf("flagset: default %s=%s: %v", name, value, err))
 	}
 	fl.DefValue = value
-	fl.Usage = note.ReplaceAllString(fl.Usage, "")
+	fl.Usage = defaultNote.ReplaceAllString(fl.Usage, "")
 }
 
 // set gives a flag its values: a list replaces a list flag's items,

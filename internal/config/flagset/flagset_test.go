@@ -2,7 +2,6 @@ package flagset
 
 import (
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,9 +30,7 @@ type testFlags struct {
 func newTestFlags() (*pflag.FlagSet, *testFlags) {
 	v := &testFlags{}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
-		return pflag.NormalizedName(strings.ReplaceAll(name, "_", "-"))
-	})
+	fs.SetNormalizeFunc(Normalize)
 	fs.IntVarP(&v.num, "num-prompts", "n", 1000, "prompts")
 	fs.StringVar(&v.model, "model", "", "model")
 	fs.BoolVar(&v.stream, "stream", false, "stream")
@@ -182,10 +179,15 @@ func TestSetDefault(t *testing.T) {
 	t.Parallel()
 	fs, v := newTestFlags()
 	fs.Lookup("num-prompts").Usage = "prompts (default 1000)"
-	SetDefault(fs, "num-prompts", "20", regexp.MustCompile(`\s*\(default[^)]*\)`))
+	fs.Lookup("metric-percentiles").Usage = "percentiles (default 99 (p99)) to report"
+	SetDefault(fs, "num-prompts", "20")
+	SetDefault(fs, "metric-percentiles", "50")
 	fl := fs.Lookup("num-prompts")
 	if v.num != 20 || fl.DefValue != "20" || fl.Changed || fl.Usage != "prompts" {
 		t.Errorf("value %d, %+v", v.num, fl)
+	}
+	if fl := fs.Lookup("metric-percentiles"); fl.Usage != "percentiles to report" {
+		t.Errorf("usage %q, want the nested default note gone", fl.Usage)
 	}
 }
 
@@ -265,5 +267,17 @@ func TestResolveWritesOnce(t *testing.T) {
 	if _, err := Resolve(live, scratch, skip, config.Input{Dash: []config.Entry{{Name: "num-prompts", Values: []string{"x"}}}}); err == nil ||
 		!strings.HasPrefix(err.Error(), `after --: invalid argument "x" for --num-prompts: `) {
 		t.Errorf("bad value after --: %v", err)
+	}
+}
+
+// TestNormalize: vLLM's underscore spellings name the kebab-case flags.
+func TestNormalize(t *testing.T) {
+	t.Parallel()
+	fs, v := newTestFlags()
+	if err := fs.Parse([]string{"--num_prompts", "5", "--num-prompts", "6", "--self_timed"}); err != nil {
+		t.Fatal(err)
+	}
+	if v.num != 6 || !v.selfTime {
+		t.Errorf("num %d, self-time %v; want 6, true", v.num, v.selfTime)
 	}
 }
