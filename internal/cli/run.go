@@ -297,11 +297,5 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// newProgress is a step's status line on w when ttyCheck is a terminal
-// and --disable-tqdm is off (progress.New; nil draws nothing).
-func newProgress(ttyCheck, w io.Writer, total int, disabled bool) *progress.Bar {
-	return progress.New(ttyCheck, w, total, disabled)
-}
-
 // osGetenv is the real environment lookup; only Main uses it.
 func osGetenv(key string) string { return os.Getenv(key) }
