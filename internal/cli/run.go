@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -175,7 +174,7 @@ func (o *runOptions) checkAll(cmd *cobra.Command) error {
 type oneRun struct {
 	outcome *bench.Outcome
 	sum     *bench.Summary
-	steady  steadyStateOut
+	steady  sweep.Steady
 	rec     *recordsOut
 	extra   map[string]any
 }
@@ -296,6 +295,3 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
-
-// osGetenv is the real environment lookup; only Main uses it.
-func osGetenv(key string) string { return os.Getenv(key) }

@@ -20,7 +20,6 @@ import (
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/redact"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
 
@@ -159,9 +158,6 @@ func (o *runOptions) sampling() map[string]any {
 	}
 	return m
 }
-
-// redactHeader is redact.HeaderItem (proxy's --upstream-header).
-func redactHeader(item string) string { return redact.HeaderItem(item) }
 
 // arrivals is the arrival process the flags describe.
 func (o *runOptions) arrivals() load.Arrivals {

@@ -66,7 +66,7 @@ func (o *sweepOptions) configure(base *bench.Plan) error {
 	c.Seed, c.Price, c.ResultDir = uint64(o.f.ds.Seed), price, o.f.resultDir
 	c.Label, c.Date = sweep.Label(o.f.label, base), time.Now().Format(bench.DateLayout)
 	c.KeepRecords = o.w.info != nil || o.f.saveDetailed
-	c.ExplainKnee, c.SharedPrefixes = o.f.srv.spec != "", o.sharedPrefixes()
+	c.ExplainKnee, c.SharedPrefixes = o.f.srv.spec != "", o.f.ds.SharedPrefixes()
 	if sm.cloudwatch {
 		c.CloudWatch = sweep.NewCloudWatch(base, sm.inferenceComponent != "", sm.cloudwatchWait, sm.utilization)
 	}
@@ -92,9 +92,9 @@ func (s *sweepSteps) RunStep(ctx context.Context, p *bench.Plan, phase, records 
 	sr.Stop()
 	switch {
 	case err != nil:
-		rec.close(nil) // the driver stops: the file ends here
+		rec.Close(nil) // the driver stops: the file ends here
 	case outcome.Interrupted:
-		rec.closeInterrupted(p, outcome) // left out of the sweep, kept on disk
+		rec.CloseInterrupted(p, outcome) // left out of the sweep, kept on disk
 	}
 	return outcome, &sweepStep{o: o, rec: rec, sr: sr}, err
 }
@@ -109,12 +109,11 @@ type sweepStep struct {
 func (s *sweepStep) Close(p *bench.Plan, outcome *bench.Outcome, sum *bench.Summary) (sweep.Steady, error) {
 	s.sr.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
 	serverToRecords(s.sr, s.rec)
-	s.rec.close(&sum.Params)
-	st, err := s.o.steadyState(p, outcome, sum)
-	return sweep.Steady{Write: st.write, Value: st.value}, err
+	s.rec.Close(&sum.Params)
+	return s.o.steadyState(p, outcome, sum)
 }
 
-func (s *sweepStep) SetResult(obj *report.Object) { setServerResult(s.sr, obj) }
+func (s *sweepStep) SetResult(obj *report.Object) { report.SetServerResult(obj, s.sr) }
 
 func (s *sweepStep) Server() *servermetrics.Summary { return s.sr.Summary() }
 
