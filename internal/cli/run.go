@@ -183,7 +183,9 @@ type oneRun struct {
 // summarize, and its extra keys.
 func (o *runOptions) once(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*oneRun, error) {
 	defer rec.Close(nil) // a path that fails before the closing line still ends the file
-	o.srv = o.startServer(ctx, ui.errw)
+	// nil unless --server-metrics or --reset-prefix-cache asks for it
+	// (servermetrics.Options.Start).
+	o.srv = o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, ui.errw)
 	outcome, err := o.execute(ctx, plan, ui, rec)
 	o.srv.Stop()
 	if err != nil {

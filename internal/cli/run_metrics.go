@@ -59,13 +59,6 @@ func (f *serverMetricsFlags) options() servermetrics.Options {
 // (servermetrics.Window); nil when not asked for.
 type serverRun = servermetrics.Window
 
-// startServer starts collecting when --server-metrics or
-// --reset-prefix-cache asks for it (servermetrics.Options.Start); nil
-// otherwise.
-func (o *runOptions) startServer(ctx context.Context, errw io.Writer) *serverRun {
-	return o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
-}
-
 // serverToRecords adds the Result to the records file's closing line, so
 // that llmbench report draws the server's samples from the records alone.
 func serverToRecords(sr *serverRun, rec *recordsOut) {

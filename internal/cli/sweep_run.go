@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
@@ -58,7 +58,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 // configure completes the sweep's configuration from run's flags and the
 // plan of its steps.
 func (o *sweepOptions) configure(base *bench.Plan) error {
-	price, err := o.sm.pricing()
+	price, err := capacity.PricingOf(o.sm.inst)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
@@ -86,7 +86,7 @@ func (s *sweepSteps) RunStep(ctx context.Context, p *bench.Plan, phase, records 
 	rec := &recordsOut{}
 	rec.Worker, rec.Path = o.w.headerInfo, records
 	bar := progress.New(ui.tty, ui.errw, p.Expected(), o.f.disableTqdm) // a step has no conversations
-	sr := o.startServer(ctx, ui.errw)
+	sr := o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, ui.errw)
 	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		InFlight: o.live.Counter(), BeforeStart: sr.BeforeStart(ctx)})
 	sr.Stop()
@@ -141,11 +141,4 @@ func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Dr
 		return &ExitError{Code: 1, Msg: res.Shortfall}
 	}
 	return nil
-}
-
-// writeFileWith writes a file through a temporary name in the same folder
-// and renames it into place, so no reader sees half a file (writeUserFile);
-// merge and run's saves call it, the sweep's files are sweep.Driver.Save's.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	return writeUserFile(path, write)
 }

@@ -33,7 +33,7 @@ func TestUserFilesAtomic(t *testing.T) {
 				Records: []record.Record{{Index: 0, Success: true, TTFT: 0.1, Latency: 0.1}}})
 		}},
 		{"a sweep's file", func(path string) error {
-			return writeFileWith(path, func(w io.Writer) error { _, err := io.WriteString(w, "{}\n"); return err })
+			return writeUserFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "{}\n"); return err })
 		}},
 	}
 	const old = "old complete content\n"
