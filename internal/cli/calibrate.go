@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/calibrate"
 	"github.com/llmbench/llmbench/internal/host"
 )
@@ -65,7 +66,7 @@ repetitions). See docs/fidelity.md.`,
 // the calibration with runRep (calibrate.Process; tests substitute their
 // own) and saves it.
 func runCalibrate(ctx context.Context, env *Env, c *calibrate.Config, save string, runRep calibrate.RepetitionFunc) error {
-	perRep, err := c.Check(maxNumPrompts)
+	perRep, err := c.Check(bench.MaxNumPrompts)
 	var fl *host.FileLimitError
 	switch {
 	case errors.As(err, &fl): // the host as it is cannot run it

@@ -278,7 +278,7 @@ func TestCompareSweepArgs(t *testing.T) {
 	s.MaxLoadUnderSLA.Load = &four
 	s.Price(&capacity.Pricing{InstanceCount: 2, USDPerInstanceHour: 1.25, Source: "--price-per-hour"})
 	sweep := filepath.Join(dir, "anything.json")
-	if err := writeFileWith(sweep, func(w io.Writer) error { return capacity.WriteJSON(w, s) }); err != nil {
+	if err := writeUserFile(sweep, func(w io.Writer) error { return capacity.WriteJSON(w, s) }); err != nil {
 		t.Fatal(err)
 	}
 	result := filepath.Join(dir, "result.json")

@@ -91,7 +91,7 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 			}
 			// The records file.
 			if tt.outcome {
-				rec.close(&record.Params{DurationS: 1})
+				rec.Close(&record.Params{DurationS: 1})
 				if n := closingNotSent(t, path); n != out.NotSent || n != 4 {
 					t.Errorf("closing line: not_sent %d, outcome %d; want 4", n, out.NotSent)
 				}

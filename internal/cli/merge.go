@@ -59,6 +59,3 @@ See docs/distributed.md.`,
 // default), the user's files through writeUserFile, the sweep's mark of a
 // late step.
 var mergeRules = merge.Rules{WriteFile: writeUserFile, LateMarker: sweep.LateMarker}
-
-// writeMergedRecords saves the merged records (merge.Rules.SaveRecords).
-func writeMergedRecords(path string, m *merge.Result) error { return mergeRules.SaveRecords(path, m) }

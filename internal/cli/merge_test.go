@@ -17,6 +17,7 @@ import (
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/worker"
 )
 
 // TestMergeFourWorkers runs 4 worker processes against one simulator with
@@ -104,7 +105,7 @@ func runWorkerProcs(t *testing.T, workers int, args func(i int) []string) {
 	for i := range workers {
 		cmd := exec.Command(os.Args[0], args(i)...)
 		cmd.Args[0] = "llmbench" // testscript's TestMain runs Main for this name
-		cmd.Env = append(os.Environ(), envWorkerCount+"="+strconv.Itoa(workers), "HF_HUB_OFFLINE=1")
+		cmd.Env = append(os.Environ(), worker.EnvCount+"="+strconv.Itoa(workers), "HF_HUB_OFFLINE=1")
 		cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
 		wg.Go(func() { errs[i] = cmd.Run() })
 	}

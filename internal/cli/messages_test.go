@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net"
+	"os"
 	"strings"
 	"testing"
 
@@ -114,7 +115,7 @@ func runCLIEnv(t *testing.T, vars map[string]string, args ...string) (int, strin
 		if v, ok := vars[k]; ok {
 			return v
 		}
-		return osGetenv(k)
+		return os.Getenv(k)
 	}}
 	code := mainEnv(t.Context(), env, args)
 	return code, out.String(), errb.String()

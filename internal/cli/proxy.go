@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/proxy"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 func newProxyCmd(env *Env) *cobra.Command {
@@ -36,7 +37,7 @@ is checked.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.Config()
 			if he := (*proxy.HeaderError)(nil); errors.As(err, &he) {
-				err = fmt.Errorf("--upstream-header %s: want \"Name: value\"", redactHeader(he.Item))
+				err = fmt.Errorf("--upstream-header %s: want \"Name: value\"", redact.HeaderItem(he.Item))
 			}
 			if err != nil {
 				return &UsageError{Err: err}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -109,7 +110,7 @@ simulator on this machine.`,
 // Main runs llmbench with args and returns the process exit code: 0 on
 // success, 2 for bad input, 1 for any other failure.
 func Main(ctx context.Context, version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return mainEnv(ctx, &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: osGetenv, Version: version}, args)
+	return mainEnv(ctx, &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, Version: version}, args)
 }
 
 // mainEnv is Main with the environment given (tests replace Getenv).

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -175,7 +174,7 @@ func (o *runOptions) checkAll(cmd *cobra.Command) error {
 type oneRun struct {
 	outcome *bench.Outcome
 	sum     *bench.Summary
-	steady  steadyStateOut
+	steady  sweep.Steady
 	rec     *recordsOut
 	extra   map[string]any
 }
@@ -184,7 +183,9 @@ type oneRun struct {
 // summarize, and its extra keys.
 func (o *runOptions) once(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*oneRun, error) {
 	defer rec.Close(nil) // a path that fails before the closing line still ends the file
-	o.srv = o.startServer(ctx, ui.errw)
+	// nil unless --server-metrics or --reset-prefix-cache asks for it
+	// (servermetrics.Options.Start).
+	o.srv = o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, ui.errw)
 	outcome, err := o.execute(ctx, plan, ui, rec)
 	o.srv.Stop()
 	if err != nil {
@@ -296,6 +297,3 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
-
-// osGetenv is the real environment lookup; only Main uses it.
-func osGetenv(key string) string { return os.Getenv(key) }

@@ -16,9 +16,6 @@ import (
 // the flags once, before the Spec is built. Without a file or --course a
 // run keeps vLLM's defaults.
 
-// The sources of a value that count as the user's (userSet).
-const srcFlag, srcDash = config.SourceFlag, config.SourceDash
-
 // configFlags are the project-configuration flags and what resolving
 // them found.
 type configFlags struct {

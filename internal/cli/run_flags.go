@@ -107,7 +107,7 @@ type runFlags struct {
 	noSteadyState        bool
 	steadyStateThreshold float64
 	steadyStateMinWindow optFloat
-	// srv are --server-metrics and its companions (servermetrics.go).
+	// srv are --server-metrics and its companions (run_metrics.go).
 	srv serverMetricsFlags
 	// repeat are --runs, --ci-width and --max-runs (repeatFlags): bound
 	// by run and, with its own usage text, by sweep.

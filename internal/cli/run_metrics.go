@@ -11,7 +11,6 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/promexport/promsink"
-	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 )
 
@@ -60,16 +59,6 @@ func (f *serverMetricsFlags) options() servermetrics.Options {
 // (servermetrics.Window); nil when not asked for.
 type serverRun = servermetrics.Window
 
-// startServer starts collecting when --server-metrics or
-// --reset-prefix-cache asks for it (servermetrics.Options.Start); nil
-// otherwise.
-func (o *runOptions) startServer(ctx context.Context, errw io.Writer) *serverRun {
-	return o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, errw)
-}
-
-// setServerResult puts the Result in a sweep step's result object.
-func setServerResult(sr *serverRun, obj *report.Object) { report.SetServerResult(obj, sr) }
-
 // serverToRecords adds the Result to the records file's closing line, so
 // that llmbench report draws the server's samples from the records alone.
 func serverToRecords(sr *serverRun, rec *recordsOut) {
@@ -81,10 +70,6 @@ func serverToRecords(sr *serverRun, rec *recordsOut) {
 		fmt.Fprintln(rec.Errw, "Warning:", err)
 	}
 }
-
-// sharedPrefixes reports whether the dataset builds prompts on common
-// prefixes (dataset.Config.SharedPrefixes).
-func (o *runOptions) sharedPrefixes() bool { return o.f.ds.SharedPrefixes() }
 
 // metricsFlags are the live-metrics flags of run, demo and sweep, bound
 // to the exporter's configuration.

@@ -45,7 +45,7 @@ func (o *runOptions) render(ui *console, plan *bench.Plan, one *oneRun) error {
 		Failures: failures, Canceled: canceled, Grace: bench.DefaultGrace,
 		Interrupted: outcome.Interrupted, Finished: len(outcome.Records), Planned: len(plan.Requests),
 		Timed: plan.Load.Duration > 0, CanceledAtEnd: outcome.Canceled(),
-		SageMaker: plan.Kind == bench.SageMaker, FromIntended: o.f.fromIntended, Steady: one.steady.value})
+		SageMaker: plan.Kind == bench.SageMaker, FromIntended: o.f.fromIntended, Steady: one.steady.Value})
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func (o *runOptions) save(out io.Writer, one *oneRun, extra map[string]any, rec 
 	f, p, steady := &o.f, &one.sum.Params, one.steady
 	saved, err := report.SaveRun(out, one.sum.Metrics, p, one.outcome.Records, report.RunFiles{Dir: f.resultDir, Name: o.resultName(p),
 		Save: f.saveResult, Append: f.appendResult, Extra: extra,
-		Options: report.ResultOptions{Detailed: f.saveDetailed, Extras: true, WithSteadyState: steady.write, SteadyState: steady.value},
+		Options: report.ResultOptions{Detailed: f.saveDetailed, Extras: true, WithSteadyState: steady.Write, SteadyState: steady.Value},
 		Records: report.RecordsFile{Path: rec.Path, Named: f.saveRecordsPath != "", Temp: rec.Temp, Whole: rec.Err() == nil}})
 	if saved {
 		rec.RemoveTemp()
@@ -185,22 +185,6 @@ func (r *recordsOut) sink(errw io.Writer) bench.Sink {
 	return &r.File
 }
 
-// close writes the closing line with the final params and closes the
-// file (recfile.File.Close).
-func (r *recordsOut) close(p *record.Params) { r.Close(p) }
-
-// closeInterrupted ends the records of a step stopped by Ctrl-C whose
-// result is left out (recfile.File.CloseInterrupted).
-func (r *recordsOut) closeInterrupted(p *bench.Plan, o *bench.Outcome) { r.CloseInterrupted(p, o) }
-
-// steadyStateOut is what a run's result says of its steady state: write
-// is whether the result carries the steady_state key at all, value its
-// object (nil = null).
-type steadyStateOut struct {
-	write bool
-	value *metrics.SteadyState
-}
-
 // checkSteadyStateFlags checks --steady-state-threshold and
 // --steady-state-min-window (run, sweep and metrics:
 // metrics.CheckSteadyState).
@@ -213,11 +197,11 @@ func checkSteadyStateFlags(threshold float64, minWindow optFloat) error {
 
 // steadyState is the run's steady_state under vLLM's gate
 // (bench.SteadyState, docs/confidence.md#steady_state).
-func (o *runOptions) steadyState(plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (steadyStateOut, error) {
+func (o *runOptions) steadyState(plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (sweep.Steady, error) {
 	f := &o.f
 	write, ss, err := bench.SteadyState(plan, outcome, s, metrics.SteadyStateOptions{Disabled: f.noSteadyState,
 		Threshold: f.steadyStateThreshold, MinWindow: optPtr(f.steadyStateMinWindow)})
-	return steadyStateOut{write: write, value: ss}, err
+	return sweep.Steady{Write: write, Value: ss}, err
 }
 
 // optPtr is an optional flag's value, nil when it was not given.

@@ -114,7 +114,7 @@ func (r *runsOf) save(one *oneRun, k int) (string, error) {
 		return "", nil
 	}
 	obj, err := report.Result(one.sum.Metrics, &one.sum.Params, one.outcome.Records, report.ResultOptions{Detailed: f.saveDetailed,
-		Extras: true, WithSteadyState: one.steady.write, SteadyState: one.steady.value})
+		Extras: true, WithSteadyState: one.steady.Write, SteadyState: one.steady.Value})
 	if err != nil {
 		return "", err
 	}

@@ -11,12 +11,6 @@ import (
 	"github.com/llmbench/llmbench/internal/worker"
 )
 
-// Environment variables that give the worker flags their defaults.
-const (
-	envWorkerIndex = worker.EnvIndex
-	envWorkerCount = worker.EnvCount
-)
-
 // workerFlags are run's distributed-run flags (ours; internal/worker).
 type workerFlags struct {
 	index, count   int
@@ -31,8 +25,8 @@ type workerFlags struct {
 
 // bindWorkerFlags declares the distributed-run flags.
 func bindWorkerFlags(fs *pflag.FlagSet, w *workerFlags) {
-	fs.IntVar(&w.index, "worker-index", 0, "distributed run: this worker's index, 0..count-1 (default $"+envWorkerIndex+"; ours, docs/distributed.md)")
-	fs.IntVar(&w.count, "worker-count", 0, "distributed run: the number of workers; each sends the requests (or runs the --users) whose index is its own modulo the count (default $"+envWorkerCount+"; 0 = one process; ours)")
+	fs.IntVar(&w.index, "worker-index", 0, "distributed run: this worker's index, 0..count-1 (default $"+worker.EnvIndex+"; ours, docs/distributed.md)")
+	fs.IntVar(&w.count, "worker-count", 0, "distributed run: the number of workers; each sends the requests (or runs the --users) whose index is its own modulo the count (default $"+worker.EnvCount+"; 0 = one process; ours)")
 	fs.StringVar(&w.runID, "run-id", "", "distributed run: the id every worker's records carry, checked by llmbench merge (default: derived from the seed, --start-at and the workload's flags; ours)")
 	fs.StringVar(&w.startAt, "start-at", "", "wait until this wall-clock instant (RFC 3339, e.g. 2026-12-01T15:00:00Z) before dispatch, after the ready check and warm-ups; workers' clocks must be NTP-synchronised (ours)")
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/llmbench/llmbench/internal/worker"
 )
 
 // resolvedWorker parses run's flags from args with environment env and
@@ -52,7 +54,7 @@ func specIDPrefix(t *testing.T, env map[string]string, args ...string) string {
 // (the resolution's own cases: internal/worker).
 func TestResolveWorker(t *testing.T) {
 	t.Parallel()
-	k8s := map[string]string{envWorkerIndex: "2", envWorkerCount: "4"}
+	k8s := map[string]string{worker.EnvIndex: "2", worker.EnvCount: "4"}
 	at := "--start-at=2026-12-01T15:00:00Z"
 	o, err := resolvedWorker(t, k8s, at, "--result-dir", "a")
 	if err != nil || o.w.info == nil || o.w.info.Index != 2 || o.w.info.Count != 4 {
@@ -90,7 +92,7 @@ func TestResolveWorker(t *testing.T) {
 	if later.w.info.ConfigHash != o.w.info.ConfigHash || later.w.info.RunID == o.w.info.RunID {
 		t.Errorf("another start: config %s run %s", later.w.info.ConfigHash, later.w.info.RunID)
 	}
-	if single, err := resolvedWorker(t, map[string]string{envWorkerIndex: "3"}); err != nil || single.w.info != nil {
+	if single, err := resolvedWorker(t, map[string]string{worker.EnvIndex: "3"}); err != nil || single.w.info != nil {
 		t.Errorf("JOB_COMPLETION_INDEX without a count: %+v, %v", single.w.info, err)
 	}
 }

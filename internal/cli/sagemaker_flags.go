@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/llmbench/llmbench/internal/backend/sagemaker"
-	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/cost"
 )
@@ -147,11 +146,6 @@ func (f *sageMakerFlags) reader() (*cloudwatch.Reader, error) {
 		r.VCPUs, r.GPUs = p.VCPUs, p.GPUCount
 	}
 	return r, nil
-}
-
-// pricing is the price of the swept endpoint; nil, nil without a price.
-func (f *sageMakerFlags) pricing() (*capacity.Pricing, error) {
-	return capacity.PricingOf(f.inst)
 }
 
 // writeAfterRun prints the cost section (when est is not nil) and, for a

@@ -16,16 +16,13 @@ import (
 	"github.com/llmbench/llmbench/internal/backend/sagemaker"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/prepare"
+	"github.com/llmbench/llmbench/internal/config"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
-	"github.com/llmbench/llmbench/internal/redact"
 	"github.com/llmbench/llmbench/internal/tokenizer"
 )
-
-// maxNumPrompts bounds --num-prompts (bench.MaxNumPrompts).
-const maxNumPrompts = bench.MaxNumPrompts
 
 // validate checks the flags that need no network, returning *UsageError.
 func (o *runOptions) validate(cmd *cobra.Command) error {
@@ -140,7 +137,7 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
 	if o.cfg.sources != nil {
 		src := o.cfg.sources[name]
-		return src == srcFlag || src == srcDash
+		return src == config.SourceFlag || src == config.SourceDash
 	}
 	return cmd.Flags().Lookup(name) != nil && cmd.Flags().Changed(name)
 }
@@ -159,9 +156,6 @@ func (o *runOptions) sampling() map[string]any {
 	}
 	return m
 }
-
-// redactHeader is redact.HeaderItem (proxy's --upstream-header).
-func redactHeader(item string) string { return redact.HeaderItem(item) }
 
 // arrivals is the arrival process the flags describe.
 func (o *runOptions) arrivals() load.Arrivals {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
@@ -58,7 +58,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 // configure completes the sweep's configuration from run's flags and the
 // plan of its steps.
 func (o *sweepOptions) configure(base *bench.Plan) error {
-	price, err := o.sm.pricing()
+	price, err := capacity.PricingOf(o.sm.inst)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
@@ -66,7 +66,7 @@ func (o *sweepOptions) configure(base *bench.Plan) error {
 	c.Seed, c.Price, c.ResultDir = uint64(o.f.ds.Seed), price, o.f.resultDir
 	c.Label, c.Date = sweep.Label(o.f.label, base), time.Now().Format(bench.DateLayout)
 	c.KeepRecords = o.w.info != nil || o.f.saveDetailed
-	c.ExplainKnee, c.SharedPrefixes = o.f.srv.spec != "", o.sharedPrefixes()
+	c.ExplainKnee, c.SharedPrefixes = o.f.srv.spec != "", o.f.ds.SharedPrefixes()
 	if sm.cloudwatch {
 		c.CloudWatch = sweep.NewCloudWatch(base, sm.inferenceComponent != "", sm.cloudwatchWait, sm.utilization)
 	}
@@ -86,15 +86,15 @@ func (s *sweepSteps) RunStep(ctx context.Context, p *bench.Plan, phase, records 
 	rec := &recordsOut{}
 	rec.Worker, rec.Path = o.w.headerInfo, records
 	bar := progress.New(ui.tty, ui.errw, p.Expected(), o.f.disableTqdm) // a step has no conversations
-	sr := o.startServer(ctx, ui.errw)
+	sr := o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, ui.errw)
 	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
 		InFlight: o.live.Counter(), BeforeStart: sr.BeforeStart(ctx)})
 	sr.Stop()
 	switch {
 	case err != nil:
-		rec.close(nil) // the driver stops: the file ends here
+		rec.Close(nil) // the driver stops: the file ends here
 	case outcome.Interrupted:
-		rec.closeInterrupted(p, outcome) // left out of the sweep, kept on disk
+		rec.CloseInterrupted(p, outcome) // left out of the sweep, kept on disk
 	}
 	return outcome, &sweepStep{o: o, rec: rec, sr: sr}, err
 }
@@ -109,12 +109,11 @@ type sweepStep struct {
 func (s *sweepStep) Close(p *bench.Plan, outcome *bench.Outcome, sum *bench.Summary) (sweep.Steady, error) {
 	s.sr.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
 	serverToRecords(s.sr, s.rec)
-	s.rec.close(&sum.Params)
-	st, err := s.o.steadyState(p, outcome, sum)
-	return sweep.Steady{Write: st.write, Value: st.value}, err
+	s.rec.Close(&sum.Params)
+	return s.o.steadyState(p, outcome, sum)
 }
 
-func (s *sweepStep) SetResult(obj *report.Object) { setServerResult(s.sr, obj) }
+func (s *sweepStep) SetResult(obj *report.Object) { report.SetServerResult(obj, s.sr) }
 
 func (s *sweepStep) Server() *servermetrics.Summary { return s.sr.Summary() }
 
@@ -142,11 +141,4 @@ func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Dr
 		return &ExitError{Code: 1, Msg: res.Shortfall}
 	}
 	return nil
-}
-
-// writeFileWith writes a file through a temporary name in the same folder
-// and renames it into place, so no reader sees half a file (writeUserFile);
-// merge and run's saves call it, the sweep's files are sweep.Driver.Save's.
-func writeFileWith(path string, write func(io.Writer) error) error {
-	return writeUserFile(path, write)
 }

@@ -29,11 +29,11 @@ func TestUserFilesAtomic(t *testing.T) {
 			return nil
 		}},
 		{"merge --save-records", func(path string) error {
-			return writeMergedRecords(path, &merge.Result{Params: record.Params{DurationS: 1},
+			return mergeRules.SaveRecords(path, &merge.Result{Params: record.Params{DurationS: 1},
 				Records: []record.Record{{Index: 0, Success: true, TTFT: 0.1, Latency: 0.1}}})
 		}},
 		{"a sweep's file", func(path string) error {
-			return writeFileWith(path, func(w io.Writer) error { _, err := io.WriteString(w, "{}\n"); return err })
+			return writeUserFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "{}\n"); return err })
 		}},
 	}
 	const old = "old complete content\n"
