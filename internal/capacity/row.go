@@ -303,10 +303,17 @@ const LittleTolerance = 0.15
 // worker), and for Users the user count with W widened to E2EL + think
 // time (each user is either waiting or thinking). An open-loop step without a sample has no
 // reference and no ratio. Example: 100 users, 2 s think, mean E2EL 3 s,
-// 20 req/s: 20 × (3 + 2) = 100, ratio 1.0.
+// 20 req/s: 20 × (3 + 2) = 100, ratio 1.0. X is the whole run's, as W
+// and the in-flight count are: a steady window's request throughput
+// (SteadyThroughput) counts completions in the window over its length and
+// runs below the run's when requests end in waves.
 func (r *Row) littles() {
 	r.LittlesLawRatio, r.LittlesLawOff = nil, false
-	if _, ok := r.Metrics[metrics.KeyMeanE2EL]; !ok || r.RequestThroughput <= 0 {
+	x := r.RequestThroughput
+	if run, ok := r.RunThroughput[metrics.KeyRequestThroughput]; ok {
+		x = run
+	}
+	if _, ok := r.Metrics[metrics.KeyMeanE2EL]; !ok || x <= 0 {
 		return
 	}
 	w := r.MeanE2ELMs / 1000
@@ -327,7 +334,7 @@ func (r *Row) littles() {
 	if ref <= 0 {
 		return
 	}
-	ratio := r.RequestThroughput * w / ref
+	ratio := x * w / ref
 	r.LittlesLawRatio = &ratio
 	r.LittlesLawOff = math.Abs(ratio-1) > LittleTolerance
 }

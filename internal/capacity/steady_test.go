@@ -140,3 +140,24 @@ func TestConvergenceNotes(t *testing.T) {
 		t.Errorf("notes end %q\nwant %q", got, want)
 	}
 }
+
+// TestLittlesLawUsesTheWholeRun: Little's law sets the whole run's
+// request throughput against its mean E2EL and in-flight count; a steady
+// window's request throughput (vLLM's: completions in the window over
+// its length, below the run's when requests end in waves) would call a
+// step that kept its users in flight "off". Measured: 40 requests at
+// concurrency 8 on the simulator, whole run 8.27 req/s × 0.967 s = 8.0
+// in flight, steady window 6.65 req/s (ratio 0.80, flagged before).
+func TestLittlesLawUsesTheWholeRun(t *testing.T) {
+	t.Parallel()
+	rows := rowsOf(Concurrency, 0, spec{load: 8, tput: 8.27 * outLen, p99TTFT: 60, p99ITL: 30, e2elMean: 967})
+	r := &rows[0]
+	before := *r.LittlesLawRatio
+	r.SteadyThroughput(steadyOf(6.65*outLen, 4.8))
+	if r.RequestThroughput != 6.65 || r.ThroughputFrom != ThroughputSteady {
+		t.Fatalf("row: %v req/s from %q, want the steady 6.65", r.RequestThroughput, r.ThroughputFrom)
+	}
+	if r.LittlesLawRatio == nil || *r.LittlesLawRatio != before || r.LittlesLawOff {
+		t.Errorf("Little's law ratio %v (off %v), want the whole run's %v, not off", fp(r.LittlesLawRatio), r.LittlesLawOff, before)
+	}
+}

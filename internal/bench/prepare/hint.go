@@ -41,7 +41,32 @@ func EndpointHint(ctx context.Context, spec *bench.Spec, plan *bench.Plan, e *be
 	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
 		return fmt.Sprintf(" — %s refused the credentials: check OPENAI_API_KEY or --header 'Authorization=Bearer ...'", where)
 	}
-	return fmt.Sprintf(" — %s rejected the request: check --model, --backend and the request flags", where)
+	return answeredHint(where, spec.RequestTimeout, e)
+}
+
+// answeredHint is the hint for a server that took the requests and then
+// failed them: only a 4xx is a rejection of what was sent; a request
+// that timed out, was rate-limited, failed on the server or lost its
+// stream was accepted, and "check --model" would send the user the
+// wrong way.
+func answeredHint(where string, timeout time.Duration, e *bench.EndpointError) string {
+	switch {
+	case e.Status == http.StatusTooManyRequests || e.Class == record.ErrHTTP429:
+		return fmt.Sprintf(" — %s is limiting the request rate (429): lower the load or raise the server's limit", where)
+	case e.Status >= 400 && e.Status < 500 || e.Class == record.ErrHTTP4xx:
+		return fmt.Sprintf(" — %s rejected the request: check --model, --backend and the request flags", where)
+	case e.Class == record.ErrTimeout:
+		limit := "the request timeout"
+		if timeout > 0 {
+			limit = "--request-timeout " + timeout.String()
+		}
+		return fmt.Sprintf(" — %s took the requests but did not finish one within %s: check that the server is not stalled, or raise the timeout for long answers", where, limit)
+	case e.Status >= 500 || e.Class == record.ErrHTTP5xx || e.Class == record.ErrServer:
+		return fmt.Sprintf(" — %s failed the requests on its side: check the server's log", where)
+	case e.Class == record.ErrStreamTruncated:
+		return fmt.Sprintf(" — %s ended its streams before the last frame: check the server's log and any proxy in between", where)
+	}
+	return fmt.Sprintf(" — %s: every request failed alike; the error breakdown above says how", where)
 }
 
 // modelHint asks the server's /v1/models whether it serves the model the

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/openai"
@@ -23,6 +24,7 @@ func TestEndpointHint(t *testing.T) {
 	t.Parallel()
 	completions := &bench.Spec{Endpoint: bench.Endpoint{BaseURL: "http://127.0.0.1:8000", Path: "/v1/completions"}}
 	chat := &bench.Spec{Endpoint: bench.Endpoint{Kind: bench.OpenAIChat, BaseURL: "http://127.0.0.1:8000", Path: "/v1/completions"}}
+	timed := &bench.Spec{Endpoint: completions.Endpoint, RequestTimeout: 5 * time.Second}
 	for _, tc := range []struct {
 		name    string
 		spec    *bench.Spec
@@ -37,6 +39,15 @@ func TestEndpointHint(t *testing.T) {
 		{"not found, no models to ask", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 404}, " — http://127.0.0.1:8000/v1/completions does not exist: check --endpoint", ""},
 		{"credentials", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 401}, "refused the credentials: check OPENAI_API_KEY", ""},
 		{"other", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 400}, "rejected the request: check --model, --backend and the request flags", ""},
+		// A server that took the requests and then failed them did not
+		// reject them: "check --model" would send the user the wrong way.
+		{"timeout", timed, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrTimeout},
+			" — http://127.0.0.1:8000/v1/completions took the requests but did not finish one within --request-timeout 5s", "rejected"},
+		{"429", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrHTTP429, Status: 429}, "is limiting the request rate (429)", "rejected"},
+		{"5xx", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrHTTP5xx, Status: 503}, "failed the requests on its side: check the server's log", "rejected"},
+		{"error in the stream", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrServer}, "failed the requests on its side", "rejected"},
+		{"truncated", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrStreamTruncated}, "ended its streams before the last frame", "rejected"},
+		{"no content", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrNoContent}, "every request failed alike; the error breakdown above says how", "rejected"},
 		{"sagemaker", completions, bench.SageMaker, bench.EndpointError{N: 4, Status: 400}, " — check --endpoint-name, --region and the credentials", ""},
 	} {
 		got := EndpointHint(t.Context(), tc.spec, &bench.Plan{Kind: tc.kind}, &tc.e)
