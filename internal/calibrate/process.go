@@ -24,15 +24,26 @@ import (
 // fresh simulator process started from bin ("bin sim"; "": this very
 // binary, which is llmbench), for c.
 func Process(bin string, c *Config) (RepetitionFunc, error) {
-	if bin == "" {
-		var err error
-		if bin, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("calibrate: finding this binary to start the simulator: %w", err)
-		}
+	bin, err := simBinary(bin)
+	if err != nil {
+		return nil, err
 	}
 	return func(ctx context.Context, streams, requests, row, rep int) (Repetition, int, error) {
 		return repetition(ctx, bin, c, streams, requests, fmt.Sprintf("calibrate-%d-%d-", row, rep))
 	}, nil
+}
+
+// simBinary is the binary that serves the simulator: bin, or this
+// program itself ("llmbench sim") when bin is "" (--sim-bin not given).
+func simBinary(bin string) (string, error) {
+	if bin != "" {
+		return bin, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("calibrate: finding this binary to start the simulator: %w", err)
+	}
+	return self, nil
 }
 
 // repetition runs one repetition against a fresh simulator process and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"testing"
 )
 
@@ -44,9 +45,15 @@ func TestNominal(t *testing.T) {
 // this binary, found before any repetition starts.
 func TestProcessDefaultBinary(t *testing.T) {
 	t.Parallel()
-	for _, bin := range []string{"", "/usr/bin/true"} {
-		run, err := Process(bin, &Config{})
-		if err != nil || run == nil {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for bin, want := range map[string]string{"": self, "/usr/bin/true": "/usr/bin/true"} {
+		if got, err := simBinary(bin); err != nil || got != want {
+			t.Errorf("simBinary(%q) = %q, %v; want %q", bin, got, err, want)
+		}
+		if run, err := Process(bin, &Config{}); err != nil || run == nil {
 			t.Errorf("Process(%q) = %v, %v; want a repetition func", bin, run != nil, err)
 		}
 	}
