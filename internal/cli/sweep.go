@@ -130,10 +130,8 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) error {
 	if err := c.Check(given); err != nil {
 		return &UsageError{Err: err}
 	}
-	// Written back into run's flags rather than given to the Spec: a
-	// worker's config hash (run_worker.go) hashes the flags' values, and
-	// it must not change.
-	o.f.percentileMetrics, o.f.metricPercentiles = sweep.ResultFigures(c.SLA,
+	pm, mp := sweep.ResultFigures(c.SLA,
 		flagset.Given(fs, "percentile-metrics", &o.f.percentileMetrics), flagset.Given(fs, "metric-percentiles", &o.f.metricPercentiles))
+	o.f.swept = &figures{pm, mp}
 	return nil
 }
