@@ -97,6 +97,10 @@ type runFlags struct {
 	// baseURL() prefers it. Not a flag: no flag value is written after
 	// parsing.
 	simURL string
+	// swept, when set (sweep: checkSweep), are the percentile figures a
+	// sweep's results report instead of the flags': those its --sla
+	// needs (sweep.ResultFigures). Not flags either.
+	swept *figures
 
 	// Steady state, as vLLM's Rust bench client spells its flags
 	// (docs/confidence.md#steady_state): noSteadyState leaves the
@@ -257,6 +261,19 @@ func bindClosedLoopFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.Float64Var(&f.spawnRate, "spawn-rate", 0, "users started per second (0 = all at once)")
 	fs.DurationVar(&f.duration, "duration", 0, "stop sending after this long (e.g. 5m); with --users, requests cycle through the dataset until then")
 	fs.DurationVar(&f.warmupDuration, "warmup-duration", 0, "with --users: requests started in this first part of --duration are sent but left out of the metrics")
+}
+
+// figures are the percentile metrics and percentiles a result reports,
+// as --percentile-metrics and --metric-percentiles spell them.
+type figures struct{ metrics, percentiles string }
+
+// reported are the figures the results report: a sweep's, else the
+// flags'.
+func (f *runFlags) reported() figures {
+	if f.swept != nil {
+		return *f.swept
+	}
+	return figures{f.percentileMetrics, f.metricPercentiles}
 }
 
 // floatOrInf is a float flag that also accepts "inf" (flagset.FloatOrInf).

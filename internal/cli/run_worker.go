@@ -31,10 +31,20 @@ func bindWorkerFlags(fs *pflag.FlagSet, w *workerFlags) {
 	fs.StringVar(&w.startAt, "start-at", "", "wait until this wall-clock instant (RFC 3339, e.g. 2026-12-01T15:00:00Z) before dispatch, after the ready check and warm-ups; workers' clocks must be NTP-synchronised (ours)")
 }
 
-// configHash is worker.ConfigHash of every flag in fs, in name order.
-func configHash(fs *pflag.FlagSet) string {
+// configHash is worker.ConfigHash of every flag in fs, in name order,
+// each with its value as the run reads it: the flag's, or for the
+// percentile flags the figures the results report (a sweep's follow its
+// --sla: runFlags.reported).
+func configHash(fs *pflag.FlagSet, reported figures) string {
+	read := map[string]string{"percentile-metrics": reported.metrics, "metric-percentiles": reported.percentiles}
 	return worker.ConfigHash(func(yield func(name, value string) bool) {
-		fs.VisitAll(func(fl *pflag.Flag) { yield(fl.Name, fl.Value.String()) }) // lexicographical order
+		fs.VisitAll(func(fl *pflag.Flag) { // lexicographical order
+			value, ok := read[fl.Name]
+			if !ok {
+				value = fl.Value.String()
+			}
+			yield(fl.Name, value)
+		})
 	})
 }
 
@@ -46,7 +56,7 @@ func (o *runOptions) resolveWorker(cmd *cobra.Command, env *Env) error {
 		return nil // demo: no worker flags
 	}
 	r, err := worker.Resolve(worker.Settings{Index: w.index, Count: w.count, IndexGiven: fs.Changed("worker-index"),
-		CountGiven: fs.Changed("worker-count"), RunID: w.runID, StartAt: w.startAt}, env.Getenv, configHash(fs), o.f.ds.Seed)
+		CountGiven: fs.Changed("worker-count"), RunID: w.runID, StartAt: w.startAt}, env.Getenv, configHash(fs, o.f.reported()), o.f.ds.Seed)
 	if err != nil {
 		return &UsageError{Err: err}
 	}

@@ -71,7 +71,8 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 			return bench.Spec{}, &UsageError{Err: err}
 		}
 	}
-	goodput, err := metrics.ParseSettings(f.goodput, f.metricPercentiles, f.percentileMetrics)
+	reported := f.reported()
+	goodput, err := metrics.ParseSettings(f.goodput, reported.percentiles, reported.metrics)
 	if err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
@@ -194,7 +195,8 @@ func (o *runOptions) baseURL() string {
 // tokenizer, bench.FinalParams the rest.
 func (o *runOptions) params(goodput map[string]float64) record.Params {
 	f := &o.f
-	p := record.Params{PercentileMetrics: f.percentileMetrics, MetricPercentiles: f.metricPercentiles, Backend: f.backend, Metadata: f.metadata}
+	reported := f.reported()
+	p := record.Params{PercentileMetrics: reported.metrics, MetricPercentiles: reported.percentiles, Backend: f.backend, Metadata: f.metadata}
 	if len(goodput) > 0 {
 		p.Goodput = goodput
 	}

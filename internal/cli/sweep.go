@@ -20,6 +20,12 @@ type sweepOptions struct {
 }
 
 func newSweepCmd(env *Env) *cobra.Command {
+	cmd, _ := sweepCommand(env)
+	return cmd
+}
+
+// sweepCommand is newSweepCmd with the options its flags are bound to.
+func sweepCommand(env *Env) (*cobra.Command, *sweepOptions) {
 	o := &sweepOptions{}
 	cmd := &cobra.Command{
 		Use:   "sweep (--concurrency LIST | --request-rates LIST | --users LIST) [flags]",
@@ -105,7 +111,7 @@ refused there (they need the merged data).`,
 	bindWorkerFlags(fs, &o.w)
 	bindConfigFlags(fs, &o.runOptions)
 	fs.Lookup("max-error-rate").Usage = "with --sla: a step meets the SLA only when at most this fraction of its requests failed (default 0.01; requests the step's end canceled do not count)"
-	return cmd
+	return cmd, o
 }
 
 // checkSweep converts and checks sweep's own flags into o.sc and sets
@@ -124,10 +130,8 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) error {
 	if err := c.Check(given); err != nil {
 		return &UsageError{Err: err}
 	}
-	// Written back into run's flags rather than given to the Spec: a
-	// worker's config hash (run_worker.go) hashes the flags' values, and
-	// it must not change.
-	o.f.percentileMetrics, o.f.metricPercentiles = sweep.ResultFigures(c.SLA,
+	pm, mp := sweep.ResultFigures(c.SLA,
 		flagset.Given(fs, "percentile-metrics", &o.f.percentileMetrics), flagset.Given(fs, "metric-percentiles", &o.f.metricPercentiles))
+	o.f.swept = &figures{pm, mp}
 	return nil
 }
