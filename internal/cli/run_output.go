@@ -2,15 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
+	"github.com/llmbench/llmbench/internal/afterrun"
 	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/recfile"
-	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
@@ -75,38 +76,20 @@ func (o *runOptions) prepareOutputDirs() error {
 	return nil
 }
 
-// afterRun adds the SageMaker sections (CloudWatch, cost) and returns the
-// result's extra keys.
+// afterRun adds what the endpoint's provider says after the run
+// (afterrun.Endpoint.Write: the SageMaker description, CloudWatch, cost,
+// the reminder) and returns the result's extra keys; a run that cannot be
+// priced is a usage error.
 func (o *runOptions) afterRun(ctx context.Context, ui *console, plan *bench.Plan, one *oneRun) (map[string]any, error) {
-	outcome, sum, out := one.outcome, one.sum.Metrics, ui.out
-	extra := map[string]any{}
-	if plan.Kind == bench.SageMaker {
-		extra["sagemaker"] = o.sm.endpoint().ResultInfo(o.sm.inst.Type)
-		wallEnd := outcome.Start.Add(outcome.Duration)
-		cw, cwErr := o.sm.cloudWatch(ctx, outcome.Start, wallEnd, len(outcome.Records)+o.resolved.NumWarmups)
-		if cwErr != nil {
-			fmt.Fprintln(ui.errw, "Warning: CloudWatch:", cwErr)
-		}
-		if cw != nil {
-			if err := cloudwatch.WriteTable(out, cw, sum.MeanOf(metrics.E2EL), sum.MeanOf(metrics.TTFT)); err != nil {
-				return nil, err
-			}
-			extra["cloudwatch"] = cw
-		}
+	outcome, sum := one.outcome, one.sum.Metrics
+	run := afterrun.Run{Start: outcome.Start, Duration: outcome.Duration, Invocations: len(outcome.Records) + o.resolved.NumWarmups,
+		Completed: sum.Completed, OutputTokens: sum.TotalOutput, MeanE2ELms: sum.MeanOf(metrics.E2EL), MeanTTFTms: sum.MeanOf(metrics.TTFT)}
+	extra, err := o.sm.provider(plan.Kind == bench.SageMaker).Write(ctx, ui.out, ui.errw, run)
+	var costErr *afterrun.CostError
+	if errors.As(err, &costErr) {
+		return nil, &UsageError{Err: costErr.Err}
 	}
-	est, err := o.sm.inst.Estimate(outcome.Duration, sum.Completed, sum.TotalOutput)
-	if err != nil {
-		return nil, &UsageError{Err: err}
-	}
-	if est != nil {
-		extra["cost"] = est
-	}
-	if plan.Kind == bench.SageMaker || est != nil {
-		if err := o.sm.writeAfterRun(out, est); err != nil {
-			return nil, err
-		}
-	}
-	return extra, nil
+	return extra, err
 }
 
 // save writes the result JSON when asked (report.SaveRun); the records

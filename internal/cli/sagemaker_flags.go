@@ -2,13 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/afterrun"
 	"github.com/llmbench/llmbench/internal/backend/sagemaker"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
 	"github.com/llmbench/llmbench/internal/cost"
@@ -16,8 +15,8 @@ import (
 
 // sageMakerFlags holds the flags of "--backend sagemaker", the CloudWatch
 // read-back and the cost estimate. The run command binds them with
-// bindSageMakerFlags and, after a run, calls cloudWatch, inst.Estimate and
-// writeAfterRun.
+// bindSageMakerFlags and, after a run, hands them to package afterrun
+// (provider).
 type sageMakerFlags struct {
 	// cfg holds the settings bound as they are; config adds the rest.
 	cfg sagemaker.Config
@@ -97,64 +96,26 @@ func (f *sageMakerFlags) config(concurrency int) sagemaker.Config {
 	return c
 }
 
-// endpoint is the backend's configuration with the region the backend
-// resolved once it is set up (--region may leave it to the environment).
-func (f *sageMakerFlags) endpoint() sagemaker.Config {
-	c := f.config(0)
+// provider is the endpoint the flags describe, for what its provider says
+// after a run (afterrun.Endpoint: the SageMaker description, CloudWatch,
+// cost, the reminder); sageMaker is a --backend sagemaker run. Call it
+// after the plan is built, which sets up the backend.
+func (f *sageMakerFlags) provider(sageMaker bool) *afterrun.Endpoint {
+	e := &afterrun.Endpoint{SageMaker: sageMaker, Config: f.config(0), CloudWatch: f.cloudwatch, Wait: f.cloudwatchWait,
+		Instance: f.inst}
 	if f.backend != nil {
-		c.AWS.Region = f.backend.AWS().Region
+		cfg := f.backend.AWS()
+		e.AWS = &cfg
 	}
-	return c
-}
-
-// cloudWatch reads the endpoint's CloudWatch metrics of a run
-// (cloudwatch.Reader.Run); nil, nil when --cloudwatch is off. Call it
-// after the plan is built.
-func (f *sageMakerFlags) cloudWatch(ctx context.Context, start, end time.Time, requests int) (*cloudwatch.Summary, error) {
-	if !f.cloudwatch {
-		return nil, nil
-	}
-	r, err := f.reader()
-	if err != nil {
-		return nil, err
-	}
-	return r.Run(ctx, start, end, requests)
+	return e
 }
 
 // utilization reads the endpoint's instance utilisation from start to end
 // (cloudwatch.Reader.Utilization). Call it after the plan is built.
 func (f *sageMakerFlags) utilization(ctx context.Context, start, end time.Time, wait time.Duration) (*cloudwatch.UtilizationSeries, error) {
-	r, err := f.reader()
+	r, err := f.provider(true).Reader()
 	if err != nil {
 		return nil, err
 	}
 	return r.Utilization(ctx, start, end, wait)
-}
-
-// reader is the CloudWatch reader of the endpoint, with the run's region
-// and credentials and the real CloudWatch endpoint (not --endpoint-url,
-// which points at SageMaker Runtime; AWS_ENDPOINT_URL_CLOUDWATCH when
-// set), its figures normalised by --instance-type's vCPUs and GPUs when
-// the built-in table knows it.
-func (f *sageMakerFlags) reader() (*cloudwatch.Reader, error) {
-	if f.backend == nil {
-		return nil, errors.New("cloudwatch: the SageMaker backend was not set up")
-	}
-	r := &cloudwatch.Reader{API: cloudwatch.NewClient(f.backend.AWS(), ""), EndpointName: f.cfg.EndpointName,
-		VariantName: f.cfg.TargetVariant, InferenceComponent: f.inferenceComponent, Wait: f.cloudwatchWait}
-	if p, ok := cost.Lookup(f.inst.Type); ok {
-		r.VCPUs, r.GPUs = p.VCPUs, p.GPUCount
-	}
-	return r, nil
-}
-
-// writeAfterRun prints the cost section (when est is not nil) and, for a
-// SageMaker endpoint that bills (not a local proxy or simulator), the
-// reminder to delete it (cost.WriteAfterRun).
-func (f *sageMakerFlags) writeAfterRun(w io.Writer, est *cost.Estimate) error {
-	c := f.endpoint()
-	if c.AWS.Local() {
-		c.EndpointName = ""
-	}
-	return cost.WriteAfterRun(w, est, c.EndpointName, c.AWS.Region)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,10 +17,12 @@ import (
 	"github.com/aws/smithy-go/encoding/cbor"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/afterrun"
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/sagemaker"
 	"github.com/llmbench/llmbench/internal/bench/prepare"
 	"github.com/llmbench/llmbench/internal/cloudwatch"
+	"github.com/llmbench/llmbench/internal/cost"
 	"github.com/llmbench/llmbench/internal/sim"
 )
 
@@ -105,7 +108,7 @@ func TestSageMakerFlagsAgainstSim(t *testing.T) {
 			}
 			// A loopback endpoint URL bills nobody: no reminder.
 			var out bytes.Buffer
-			if err := f.writeAfterRun(&out, nil); err != nil || out.Len() != 0 {
+			if _, err := f.provider(true).Write(context.Background(), &out, io.Discard, afterrun.Run{}); err != nil || out.Len() != 0 {
 				t.Errorf("after-run output %q, %v", out.String(), err)
 			}
 		})
@@ -162,20 +165,21 @@ func TestSageMakerAfterRun(t *testing.T) {
 	if _, err := newBackend(f, 8, 0); err != nil {
 		t.Fatal(err)
 	}
-	est, err := f.inst.Estimate(2*time.Minute, 200, 100_000)
-	if err != nil || est == nil {
-		t.Fatalf("Estimate: %v %v", est, err)
-	}
 	var out bytes.Buffer
-	if err := f.writeAfterRun(&out, est); err != nil {
+	extra, err := f.provider(true).Write(context.Background(), &out, io.Discard,
+		afterrun.Run{Duration: 2 * time.Minute, Completed: 200, OutputTokens: 100_000})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if est, _ := extra[afterrun.KeyCost].(*cost.Estimate); est == nil {
+		t.Fatalf("no estimate in %v", extra)
 	}
 	for _, want := range []string{"Cost (approximate)", "ml.g5.2xlarge x1", "aws sagemaker delete-endpoint --endpoint-name prod-ep --region us-west-2"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	info := f.endpoint().ResultInfo(f.inst.Type)
+	info, _ := extra[afterrun.KeySageMaker].(map[string]any)
 	if info["custom_attributes"] != "[redacted]" || info["region"] != "us-west-2" {
 		t.Errorf("result info %v", info)
 	}
@@ -188,8 +192,12 @@ func TestSageMakerAfterRun(t *testing.T) {
 	if est, err := none.inst.Estimate(time.Minute, 1, 1); est != nil || err != nil {
 		t.Errorf("no price given: %v %v", est, err)
 	}
-	if s, err := none.cloudWatch(context.Background(), time.Now(), time.Now(), 1); s != nil || err != nil {
-		t.Errorf("--cloudwatch off: %v %v", s, err)
+	// --cloudwatch off: nothing read (the backend was not set up, so a
+	// read would warn).
+	var errw bytes.Buffer
+	extra, err = none.provider(true).Write(context.Background(), io.Discard, &errw, afterrun.Run{Start: time.Now(), Invocations: 1})
+	if _, read := extra[afterrun.KeyCloudWatch]; read || err != nil || errw.Len() != 0 {
+		t.Errorf("--cloudwatch off: %v %v %q", extra, err, errw.String())
 	}
 }
 
@@ -216,18 +224,22 @@ func TestSageMakerCloudWatch(t *testing.T) {
 	if _, err := newBackend(f, 2, 0); err != nil {
 		t.Fatal(err)
 	}
-	end := time.Now()
-	s, err := f.cloudWatch(context.Background(), end.Add(-time.Minute), end, 10)
-	if err != nil {
-		t.Fatal(err)
+	var out, errw bytes.Buffer
+	run := afterrun.Run{Start: time.Now().Add(-time.Minute), Duration: time.Minute, Invocations: 10, MeanE2ELms: 100, MeanTTFTms: 20}
+	extra, err := f.provider(true).Write(context.Background(), &out, &errw, run)
+	if err != nil || errw.Len() != 0 {
+		t.Fatal(err, errw.String())
+	}
+	s, _ := extra[afterrun.KeyCloudWatch].(*cloudwatch.Summary)
+	if s == nil {
+		t.Fatalf("no CloudWatch summary in %v", extra)
 	}
 	// Two reads: the invocation metrics, then the instance utilisation;
 	// neither had datapoints, and each says so.
 	if calls.Load() != 2 || s.Complete || len(s.Warnings) != 2 || s.Dimensions["EndpointName"] != "ep" || s.Utilization == nil {
 		t.Errorf("calls %d summary %+v", calls.Load(), s)
 	}
-	var out bytes.Buffer
-	if err := cloudwatch.WriteTable(&out, s, 100, 20); err != nil || !strings.Contains(out.String(), "CloudWatch incomplete") {
-		t.Errorf("table: %v\n%s", err, out.String())
+	if !strings.Contains(out.String(), "CloudWatch incomplete") {
+		t.Errorf("table:\n%s", out.String())
 	}
 }
