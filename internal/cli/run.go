@@ -12,9 +12,9 @@ import (
 
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/prepare"
+	"github.com/llmbench/llmbench/internal/bench/step"
 	"github.com/llmbench/llmbench/internal/host"
 	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/selfcheck"
 	"github.com/llmbench/llmbench/internal/sweep"
@@ -179,18 +179,17 @@ type oneRun struct {
 	extra   map[string]any
 }
 
-// once makes one timed run into rec: the server's view, execute,
-// summarize, and its extra keys.
+// once makes one timed run into rec: the step (internal/bench/step:
+// the server's view, execute, its sinks), summarize, the step's close,
+// and its extra keys.
 func (o *runOptions) once(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*oneRun, error) {
 	defer rec.Close(nil) // a path that fails before the closing line still ends the file
-	// nil unless --server-metrics or --reset-prefix-cache asks for it
-	// (servermetrics.Options.Start).
-	o.srv = o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, ui.errw)
-	outcome, err := o.execute(ctx, plan, ui, rec)
-	o.srv.Stop()
+	st, err := o.execute(ctx, plan, ui, rec)
 	if err != nil {
 		return nil, err
 	}
+	o.srv = st.Server
+	outcome := st.Outcome
 	sum, err := bench.Summarize(plan, outcome)
 	if err != nil {
 		return nil, &UsageError{Err: err}
@@ -203,31 +202,25 @@ func (o *runOptions) once(ctx context.Context, plan *bench.Plan, ui *console, re
 		sum.Params.NumPrompts = &sent
 		extra[report.ExtrasKey+"/closed_loop"] = o.closedLoopRun().Object(sent)
 	}
-	o.srv.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
-	serverToRecords(o.srv, rec)
-	rec.Close(&sum.Params)
-	steady, err := o.steadyState(plan, outcome, sum)
+	write, ss, err := st.Close(sum)
 	if err != nil {
 		return nil, &UsageError{Err: err}
 	}
 	report.AddServerExtras(extra, o.srv, selfCheckKey)
-	return &oneRun{outcome: outcome, sum: sum, steady: steady, rec: rec, extra: extra}, nil
+	return &oneRun{outcome: outcome, sum: sum, steady: sweep.Steady{Write: write, Value: ss}, rec: rec, extra: extra}, nil
 }
 
-// execute runs the step with the interrupt note and its sinks: the
-// records stream, live metrics and the progress bar.
-func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*bench.Outcome, error) {
+// execute runs the step with the interrupt note (run's, not sweep's)
+// and words its failures as exit codes.
+func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console, rec *recordsOut) (*step.Step, error) {
 	stopNote := context.AfterFunc(ctx, func() {
 		fmt.Fprintf(ui.errw, "\nInterrupted: no new requests; waiting up to %v for those in flight (Ctrl-C again to quit at once).\n", bench.DefaultGrace)
 	})
 	defer stopNote()
-	bar := progress.New(ui.tty, ui.errw, plan.Expected(), o.f.disableTqdm)
-	outcome, err := bench.Execute(ctx, plan, bench.Hooks{
-		Sink:        bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
-		OnEvent:     func(msg string) { fmt.Fprintln(ui.out, msg) },
-		InFlight:    o.live.Counter(),
-		BeforeStart: o.srv.BeforeStart(ctx),
-	})
+	r := o.stepRunner(ui)
+	r.OnEvent = func(msg string) { fmt.Fprintln(ui.out, msg) }
+	rec.Wrap = wrapFileWriter
+	st, err := r.Run(ctx, plan, &rec.File)
 	if errors.Is(err, bench.ErrInterruptedEarly) {
 		return nil, &ExitError{Code: 130, Msg: err.Error()}
 	}
@@ -237,11 +230,22 @@ func (o *runOptions) execute(ctx context.Context, plan *bench.Plan, ui *console,
 	if err != nil {
 		return nil, err
 	}
-	if outcome.Interrupted {
+	if st.Outcome.Interrupted {
 		fmt.Fprintf(ui.errw, "Interrupted: %d of %d requests finished or failed, %d never sent; the figures below cover what was measured.\n",
-			len(outcome.Records), len(plan.Requests), outcome.NotSent)
+			len(st.Outcome.Records), len(plan.Requests), st.Outcome.NotSent)
 	}
-	return outcome, nil
+	return st, nil
+}
+
+// stepRunner is the step runner of run and sweep (internal/bench/step)
+// from their flags: the server's view, the live exporter, the progress
+// line and the steady state's options.
+func (o *runOptions) stepRunner(ui *console) *step.Runner {
+	f := &o.f
+	return &step.Runner{Server: f.srv.options(), Base: o.baseURL(), Insecure: f.insecure, Worker: o.w.info != nil,
+		Live: o.live, TTY: ui.tty, Errw: ui.errw, NoProgress: f.disableTqdm,
+		SteadyState: metrics.SteadyStateOptions{Disabled: f.noSteadyState, Threshold: f.steadyStateThreshold,
+			MinWindow: optPtr(f.steadyStateMinWindow)}}
 }
 
 // finish prints and saves a run's result: vLLM's table and our sections,

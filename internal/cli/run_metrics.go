@@ -59,18 +59,6 @@ func (f *serverMetricsFlags) options() servermetrics.Options {
 // (servermetrics.Window); nil when not asked for.
 type serverRun = servermetrics.Window
 
-// serverToRecords adds the Result to the records file's closing line, so
-// that llmbench report draws the server's samples from the records alone.
-func serverToRecords(sr *serverRun, rec *recordsOut) {
-	res := sr.Result()
-	if res == nil || rec == nil || !rec.Open() {
-		return
-	}
-	if err := rec.SetEndExtra("server_metrics", res); err != nil {
-		fmt.Fprintln(rec.Errw, "Warning:", err)
-	}
-}
-
 // metricsFlags are the live-metrics flags of run, demo and sweep, bound
 // to the exporter's configuration.
 type metricsFlags = promsink.Config

@@ -9,14 +9,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/bench/recfile"
+	"github.com/llmbench/llmbench/internal/bench/step"
 	"github.com/llmbench/llmbench/internal/capacity"
-	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 	"github.com/llmbench/llmbench/internal/sweep"
 )
 
-// The wiring of a sweep: flags to sweep.Config, each step's sinks
+// The wiring of a sweep: flags to sweep.Config, each step's runner
 // (sweepSteps), and the files and exit status of the end.
 
 // sweep runs the ladder, the refinement, and writes the analysis.
@@ -73,49 +74,39 @@ func (o *sweepOptions) configure(base *bench.Plan) error {
 	return nil
 }
 
-// sweepSteps runs a sweep's steps with run's sinks: the progress bar,
-// live metrics, the records file and the server's metrics.
+// sweepSteps runs a sweep's steps with run's step runner
+// (internal/bench/step): the progress bar, live metrics, the records file
+// and the server's metrics.
 type sweepSteps struct {
 	o  *sweepOptions
 	ui *console
 }
 
 func (s *sweepSteps) RunStep(ctx context.Context, p *bench.Plan, phase, records string) (*bench.Outcome, sweep.Step, error) {
-	o, ui := s.o, s.ui
+	o := s.o
 	o.live.StartPhase(phase, p)
-	rec := &recordsOut{}
-	rec.Worker, rec.Path = o.w.headerInfo, records
-	bar := progress.New(ui.tty, ui.errw, p.Expected(), o.f.disableTqdm) // a step has no conversations
-	sr := o.f.srv.options().Start(ctx, o.baseURL(), o.f.insecure, o.w.info != nil, ui.errw)
-	outcome, err := bench.Execute(ctx, p, bench.Hooks{Sink: bench.Sinks{rec.sink(ui.errw), o.live.Sink(), bar},
-		InFlight: o.live.Counter(), BeforeStart: sr.BeforeStart(ctx)})
-	sr.Stop()
-	switch {
-	case err != nil:
-		rec.Close(nil) // the driver stops: the file ends here
-	case outcome.Interrupted:
-		rec.CloseInterrupted(p, outcome) // left out of the sweep, kept on disk
+	rec := &recfile.File{Path: records, Worker: o.w.headerInfo, Wrap: wrapFileWriter}
+	st, err := o.stepRunner(s.ui).Run(ctx, p, rec) // a failed step's file ends here: the driver stops
+	if err != nil {
+		return nil, nil, err
 	}
-	return outcome, &sweepStep{o: o, rec: rec, sr: sr}, err
+	if st.Outcome.Interrupted {
+		rec.CloseInterrupted(p, st.Outcome) // left out of the sweep, kept on disk
+	}
+	return st.Outcome, sweepStep{st}, nil
 }
 
-// sweepStep is a step that ran: its records file and server view.
-type sweepStep struct {
-	o   *sweepOptions
-	rec *recordsOut
-	sr  *serverRun
+// sweepStep is a step that ran, as sweep.Step.
+type sweepStep struct{ st *step.Step }
+
+func (s sweepStep) Close(_ *bench.Plan, _ *bench.Outcome, sum *bench.Summary) (sweep.Steady, error) {
+	write, ss, err := s.st.Close(sum)
+	return sweep.Steady{Write: write, Value: ss}, err
 }
 
-func (s *sweepStep) Close(p *bench.Plan, outcome *bench.Outcome, sum *bench.Summary) (sweep.Steady, error) {
-	s.sr.CrossCheck(outcome.Records, outcome.Start, sum.Metrics.TotalOutput)
-	serverToRecords(s.sr, s.rec)
-	s.rec.Close(&sum.Params)
-	return s.o.steadyState(p, outcome, sum)
-}
+func (s sweepStep) SetResult(obj *report.Object) { report.SetServerResult(obj, s.st.Server) }
 
-func (s *sweepStep) SetResult(obj *report.Object) { report.SetServerResult(obj, s.sr) }
-
-func (s *sweepStep) Server() *servermetrics.Summary { return s.sr.Summary() }
+func (s sweepStep) Server() *servermetrics.Summary { return s.st.Server.Summary() }
 
 // finishSweep reports the sweep (sweep.Driver.Report: the analysis, the
 // sweep file, its CSV and the HTML report) and chooses the exit status.
