@@ -71,12 +71,13 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "r.records.jsonl")
 			rec := &recordsOut{}
 			rec.Path = path
+			var errw strings.Builder
+			rec.Errw = &errw
 			live := promsink.From(promexport.New(promexport.Config{}))
 			var bar syncBuf
 			p := progress.On(&bar, len(reqs))
-			var errw strings.Builder
 			out, err := bench.Execute(t.Context(), &tt.plan, bench.Hooks{
-				Sink: bench.Sinks{rec.sink(&errw), live.Sink(), p}, InFlight: live.Counter()})
+				Sink: bench.Sinks{&rec.File, live.Sink(), p}, InFlight: live.Counter()})
 			if (err == nil) != tt.outcome {
 				t.Fatalf("Execute: %v", err)
 			}

@@ -162,12 +162,6 @@ func (o *runOptions) recordsAt(plan *bench.Plan, k int, tempDate string) *record
 	return rec
 }
 
-// sink is r as the step's bench.Sink, reporting write failures on errw.
-func (r *recordsOut) sink(errw io.Writer) bench.Sink {
-	r.Errw, r.Wrap = errw, wrapFileWriter
-	return &r.File
-}
-
 // checkSteadyStateFlags checks --steady-state-threshold and
 // --steady-state-min-window (run, sweep and metrics:
 // metrics.CheckSteadyState).
@@ -176,15 +170,6 @@ func checkSteadyStateFlags(threshold float64, minWindow optFloat) error {
 		return &UsageError{Err: err}
 	}
 	return nil
-}
-
-// steadyState is the run's steady_state under vLLM's gate
-// (bench.SteadyState, docs/confidence.md#steady_state).
-func (o *runOptions) steadyState(plan *bench.Plan, outcome *bench.Outcome, s *bench.Summary) (sweep.Steady, error) {
-	f := &o.f
-	write, ss, err := bench.SteadyState(plan, outcome, s, metrics.SteadyStateOptions{Disabled: f.noSteadyState,
-		Threshold: f.steadyStateThreshold, MinWindow: optPtr(f.steadyStateMinWindow)})
-	return sweep.Steady{Write: write, Value: ss}, err
 }
 
 // optPtr is an optional flag's value, nil when it was not given.
