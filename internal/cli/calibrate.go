@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,7 +63,7 @@ repetitions). See docs/fidelity.md.`,
 
 // runCalibrate checks c and the host's file limit for every load, runs
 // the calibration with runRep (calibrate.Process; tests substitute their
-// own) and saves it.
+// own) and saves it (calibrate.RunAndSave).
 func runCalibrate(ctx context.Context, env *Env, c *calibrate.Config, save string, runRep calibrate.RepetitionFunc) error {
 	perRep, err := c.Check(bench.MaxNumPrompts)
 	var fl *host.FileLimitError
@@ -74,13 +73,5 @@ func runCalibrate(ctx context.Context, env *Env, c *calibrate.Config, save strin
 	case err != nil:
 		return &UsageError{Err: err}
 	}
-	res, err := calibrate.Run(ctx, c, perRep, runRep, env.Stdout)
-	if err != nil || save == "" {
-		return err
-	}
-	if err := calibrate.Save(save, res); err != nil {
-		return fmt.Errorf("calibrate: --save: %w", err)
-	}
-	fmt.Fprintf(env.Stdout, "Calibration saved to %s\n", save)
-	return nil
+	return calibrate.RunAndSave(ctx, c, perRep, runRep, env.Stdout, save)
 }

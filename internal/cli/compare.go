@@ -101,20 +101,14 @@ type compareOptions struct {
 // run compares result files (Δ%, --fail-if, --html) or sweep files
 // (candidates, --need-users/--need-rps), by the files' content.
 func (o *compareOptions) run(env *Env, args []string) error {
-	if o.format != "table" && o.format != "json" && o.format != "csv" {
-		return usageErrorf("--format %q: want table, json or csv", o.format)
+	if err := report.CheckCompareOptions(o.format, o.alpha); err != nil {
+		return &UsageError{Err: err}
 	}
-	if !(o.alpha > 0 && o.alpha <= 1) {
-		return usageErrorf("--alpha %g: want a level in (0, 1], e.g. 0.05 (1 turns the tests off)", o.alpha)
-	}
-	sweeps, err := savedfile.Count(args, savedfile.Sweep)
+	sweeps, err := savedfile.AllSweeps(args)
 	if err != nil {
 		return &UsageError{Err: err}
 	}
-	if sweeps > 0 && sweeps < len(args) {
-		return usageErrorf("compare takes result files or sweep files, not both (%d of %d are sweeps)", sweeps, len(args))
-	}
-	if sweeps > 0 {
+	if sweeps {
 		return o.sweeps(env, args)
 	}
 	if o.need.Users != 0 || o.need.RPS != 0 {

@@ -64,8 +64,8 @@ instead) and the plan is saved as plan-DATE.json in --result-dir, which
 			fl := cmd.Flags()
 			r.Sweeps = args
 			r.Demand.PeakGiven, r.Demand.OffPeakGiven, r.Demand.ProfileGiven = fl.Changed("peak-users"), fl.Changed("off-peak-users"), fl.Changed("profile")
-			if format != "table" && format != "json" {
-				return usageErrorf("--format %q: want table or json", format)
+			if err := plan.CheckFormat(format); err != nil {
+				return &UsageError{Err: err}
 			}
 			p, err := r.Plan(savedfile.ReadSweep)
 			if err != nil {
@@ -75,12 +75,7 @@ instead) and the plan is saved as plan-DATE.json in --result-dir, which
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				err = plan.WriteJSON(env.Stdout, p)
-			} else {
-				err = plan.WriteText(env.Stdout, p)
-			}
-			if err != nil {
+			if err := plan.Write(env.Stdout, p, format); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stderr, "Plan saved to %s\n", path)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 
@@ -49,8 +48,9 @@ terminal over SSH); it goes to standard output unless -o is given.`,
   llmbench report run.records.jsonl --format text`,
 		Args: argsBetween(1, -1, "want one or more result, records or sweep files"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "html" && format != "text" {
-				return usageErrorf("--format %q: want html or text", format)
+			f, err := htmlreport.ParseFormat(format)
+			if err != nil {
+				return &UsageError{Err: err}
 			}
 			parsed, err := report.ParseBounds(bounds)
 			if err != nil {
@@ -60,19 +60,15 @@ terminal over SSH); it goes to standard output unless -o is given.`,
 			if err != nil {
 				return &UsageError{Err: err}
 			}
-			write := htmlreport.WriteHTML
-			if format == "text" {
-				write = htmlreport.WriteText
-			}
-			var buf bytes.Buffer
-			if err := write(&buf, page); err != nil {
+			b, err := htmlreport.Render(page, f)
+			if err != nil {
 				return err
 			}
-			if format == "text" && !cmd.Flags().Changed("output") || out == "-" {
-				_, err := env.Stdout.Write(buf.Bytes())
+			if f == htmlreport.FormatText && !cmd.Flags().Changed("output") || out == "-" {
+				_, err := env.Stdout.Write(b)
 				return err
 			}
-			if err := writeUserFile(out, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			if err := writeUserFile(out, func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
 				return err
 			}
 			fmt.Fprintf(env.Stdout, "Report written to %s\n", out)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -87,21 +88,18 @@ func (o *runOptions) resolveConfig(cmd *cobra.Command, args []string, env *Env) 
 	return true, nil
 }
 
-// load reads --config, else ./config.yaml when present (noted on stderr:
-// it changes run's defaults), and finds --course; nil for none.
+// load reads the configuration file that applies (config.Choose: --config,
+// else ./config.yaml when present, noted on stderr: it changes run's
+// defaults) and finds --course; nil for none.
 func (c *configFlags) load(fs *pflag.FlagSet, env *Env) (file *config.File, course *config.Course, err error) {
-	path, given := c.path, fs.Changed("config")
-	switch {
-	case c.noConfig && given:
-		return nil, nil, usageErrorf("--config and --no-config: choose one")
-	case given && path == "":
-		return nil, nil, usageErrorf("--config needs a file (use --no-config for none)")
-	case !given && !c.noConfig:
-		if path, err = config.Locate(); err != nil {
-			return nil, nil, err
-		} else if path != "" {
-			fmt.Fprintf(env.Stderr, "Using %s (--no-config ignores it)\n", path)
-		}
+	path, note, err := config.Choose(config.Choice{Path: c.path, Given: fs.Changed("config"), NoConfig: c.noConfig})
+	if errors.As(err, new(*config.ChoiceError)) {
+		return nil, nil, &UsageError{Err: err}
+	} else if err != nil {
+		return nil, nil, err
+	}
+	if note != "" {
+		fmt.Fprintln(env.Stderr, note)
 	}
 	schema := fs
 	if c.schema != nil {

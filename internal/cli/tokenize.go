@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -42,9 +38,9 @@ lists instead, one per string, in order.`,
 			if batch != "" && len(args) > 0 {
 				return usageErrorf("tokenize: give TEXT or --batch, not both")
 			}
-			texts, err := readBatch(batch)
+			texts, err := tokenizer.ReadBatch(batch)
 			if err != nil {
-				return err
+				return &UsageError{Err: fmt.Errorf("tokenize: %w", err)}
 			}
 			tok, err := tokenizer.Load(cmd.Context(), name, tokenizer.Options{Revision: revision, Hub: hfhub.FromEnv(env.Getenv)})
 			if err != nil {
@@ -53,13 +49,9 @@ lists instead, one per string, in order.`,
 			if batch != "" {
 				return tok.WriteBatch(env.Stdout, texts, addSpecial)
 			}
-			text := strings.Join(args, "")
-			if len(args) == 0 {
-				b, err := io.ReadAll(env.Stdin)
-				if err != nil {
-					return fmt.Errorf("tokenize: reading standard input: %w", err)
-				}
-				text = string(b)
+			text, err := tokenizer.ReadText(args, env.Stdin)
+			if err != nil {
+				return fmt.Errorf("tokenize: %w", err)
 			}
 			return tokenizer.WriteIDs(env.Stdout, tok.Encode(text, addSpecial))
 		},
@@ -70,20 +62,4 @@ lists instead, one per string, in order.`,
 	f.BoolVar(&addSpecial, "add-special-tokens", false, "add the special tokens the tokenizer's post-processor adds (e.g. BOS)")
 	f.StringVar(&batch, "batch", "", "JSON file with an array of strings; prints a JSON array of id lists")
 	return cmd
-}
-
-// readBatch reads --batch's texts, a JSON array of strings ("": none).
-func readBatch(path string) ([]string, error) {
-	var texts []string
-	if path == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usageErrorf("tokenize: --batch: %v", err)
-	}
-	if err := json.Unmarshal(b, &texts); err != nil {
-		return nil, usageErrorf("tokenize: --batch %s: want a JSON array of strings: %v", path, err)
-	}
-	return texts, nil
 }
