@@ -27,7 +27,7 @@ type metricsOptions struct {
 	// The steady-state flags, as run's (records do not carry them).
 	noSteadyState        bool
 	steadyStateThreshold float64
-	steadyStateMinWindow optFloat
+	steadyStateMinWindow flagset.OptFloat
 }
 
 // newMetricsCmd builds "llmbench metrics FILE".
@@ -68,7 +68,7 @@ are run's, which the records do not keep.`,
 	fs.StringVar(&o.tokenizer, "tokenizer", "", `override the tokenizer: "whitespace" (one token per word), "none" (like --skip-tokenizer-init), or the id recorded in the file`)
 	fs.BoolVar(&o.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of llmbench records of a closed-loop run (as run's flag; records do not keep it)")
 	fs.Float64Var(&o.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of max_concurrency in flight, in (0.0, 1.0] (as run's flag)")
-	fs.Var(o.steadyStateMinWindow.flag(), "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run); as run's flag)")
+	fs.Var(&o.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run); as run's flag)")
 	return cmd
 }
 
@@ -104,10 +104,7 @@ func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 	report.WriteUnfinishedNote(env.Stderr, &p, len(recs))
 	out := report.RecordsOutput{JSON: o.format == "json", Detailed: o.detailed, Extras: o.extras, Ours: fileFormat == record.FormatJSONLines}
 	if out.Ours {
-		opt := metrics.SteadyStateOptions{Disabled: o.noSteadyState, Threshold: o.steadyStateThreshold}
-		if o.steadyStateMinWindow.set {
-			opt.MinWindow = &o.steadyStateMinWindow.v
-		}
+		opt := metrics.SteadyStateOptions{Disabled: o.noSteadyState, Threshold: o.steadyStateThreshold, MinWindow: o.steadyStateMinWindow.Ptr()}
 		if out.SteadyState, out.WithSteadyState, err = metrics.RecordsSteadyState(&p, recs, s, opt); err != nil {
 			return &UsageError{Err: err}
 		}

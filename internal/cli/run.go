@@ -245,7 +245,7 @@ func (o *runOptions) stepRunner(ui *console) *step.Runner {
 	return &step.Runner{Server: f.srv.options(), Base: o.baseURL(), Insecure: f.insecure, Worker: o.w.info != nil,
 		Live: o.live, TTY: ui.tty, Errw: ui.errw, NoProgress: f.disableTqdm,
 		SteadyState: metrics.SteadyStateOptions{Disabled: f.noSteadyState, Threshold: f.steadyStateThreshold,
-			MinWindow: optPtr(f.steadyStateMinWindow)}}
+			MinWindow: f.steadyStateMinWindow.Ptr()}}
 }
 
 // finish prints and saves a run's result: vLLM's table and our sections,
@@ -277,7 +277,7 @@ func (o *runOptions) finish(ctx context.Context, ui *console, plan *bench.Plan, 
 // succeeded, too many errors) and the self-check (--require-valid: exit 1 unless it says valid) into an
 // exit code.
 func (o *runOptions) exitPolicy(ctx context.Context, plan *bench.Plan, outcome *bench.Outcome, sum *metrics.Summary) error {
-	switch v := bench.Judge(outcome, sum, optPtr(o.f.maxErrorRate)); {
+	switch v := bench.Judge(outcome, sum, o.f.maxErrorRate.Ptr()); {
 	case v.Interrupted:
 		return &ExitError{Code: 130, Msg: "interrupted: partial results above (saved ones are marked \"interrupted\": true)"}
 	case v.Alike != nil: // a run too small for the early stop gets its hint

@@ -31,7 +31,7 @@ type runFlags struct {
 	tokenizerRev    string
 	trustRemoteCode bool
 	skipTokenizer   bool
-	logprobs        optInt
+	logprobs        flagset.OptInt
 	requestIDPrefix string
 	extraBody       string
 	useBeamSearch   bool
@@ -49,19 +49,19 @@ type runFlags struct {
 	// Load shaping.
 	requestRate     floatOrInf
 	burstiness      floatOrInf
-	maxConcurrency  optInt
+	maxConcurrency  flagset.OptInt
 	rampUpStrategy  string
-	rampUpStartRPS  optInt
-	rampUpEndRPS    optInt
+	rampUpStartRPS  flagset.OptInt
+	rampUpEndRPS    flagset.OptInt
 	ignoreEOS       bool
-	temperature     optFloat
-	topP            optFloat
-	topK            optInt
-	minP            optFloat
-	frequencyPen    optFloat
-	presencePen     optFloat
-	repetitionPen   optFloat
-	maxErrorRate    optFloat
+	temperature     flagset.OptFloat
+	topP            flagset.OptFloat
+	topK            flagset.OptInt
+	minP            flagset.OptFloat
+	frequencyPen    flagset.OptFloat
+	presencePen     flagset.OptFloat
+	repetitionPen   flagset.OptFloat
+	maxErrorRate    flagset.OptFloat
 	saveRecordsPath string
 	htmlPath        string
 
@@ -110,7 +110,7 @@ type runFlags struct {
 	// 10 % of the run)).
 	noSteadyState        bool
 	steadyStateThreshold float64
-	steadyStateMinWindow optFloat
+	steadyStateMinWindow flagset.OptFloat
 	// srv are --server-metrics and its companions (run_metrics.go).
 	srv serverMetricsFlags
 	// repeat are --runs, --ci-width and --max-runs (repeatFlags): bound
@@ -147,7 +147,7 @@ func bindEndpointFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.StringVar(&f.tokenizerRev, "tokenizer-revision", "", "Hugging Face revision of the tokenizer (default main)")
 	fs.BoolVar(&f.trustRemoteCode, "trust-remote-code", false, "accepted for vLLM compatibility (no remote code is ever run)")
 	fs.BoolVar(&f.skipTokenizer, "skip-tokenizer-init", false, "use no tokenizer; lines that need one are left out, as in vLLM")
-	fs.Var(f.logprobs.flag(), "logprobs", "logprobs sent in completions requests (null when unset)")
+	fs.Var(&f.logprobs, "logprobs", "logprobs sent in completions requests (null when unset)")
 	fs.StringVar(&f.requestIDPrefix, "request-id-prefix", "", "request id prefix, sent as x-request-id (default bench-<8 hex>-)")
 	fs.StringVar(&f.extraBody, "extra-body", "", "JSON object merged into every request body")
 	fs.BoolVar(&f.useBeamSearch, "use-beam-search", false, "accepted for vLLM compatibility; unused")
@@ -209,22 +209,22 @@ func bindDatasetFlags(fs *pflag.FlagSet, f *runFlags) {
 func bindLoadFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.Var(&f.requestRate, "request-rate", "requests per second, or inf to send all at once")
 	fs.Var(&f.burstiness, "burstiness", "gamma shape of the arrival gaps: 1 = Poisson, inf = constant spacing")
-	fs.Var(f.maxConcurrency.flag(), "max-concurrency", "client-side cap on requests in flight (default: none)")
+	fs.Var(&f.maxConcurrency, "max-concurrency", "client-side cap on requests in flight (default: none)")
 	fs.StringVar(&f.rampUpStrategy, "ramp-up-strategy", "", "linear or exponential ramp of the request rate (needs --request-rate inf)")
-	fs.Var(f.rampUpStartRPS.flag(), "ramp-up-start-rps", "ramp-up start rate")
-	fs.Var(f.rampUpEndRPS.flag(), "ramp-up-end-rps", "ramp-up end rate")
+	fs.Var(&f.rampUpStartRPS, "ramp-up-start-rps", "ramp-up start rate")
+	fs.Var(&f.rampUpEndRPS, "ramp-up-end-rps", "ramp-up end rate")
 }
 
 // bindSamplingFlags declares the sampling parameters sent in the body.
 func bindSamplingFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.ignoreEOS, "ignore-eos", false, `send "ignore_eos": true (forced on for the random dataset, as in vLLM)`)
-	fs.Var(f.temperature.flag(), "temperature", "sampling temperature (server default when unset)")
-	fs.Var(f.topP.flag(), "top-p", "top-p")
-	fs.Var(f.topK.flag(), "top-k", "top-k")
-	fs.Var(f.minP.flag(), "min-p", "min-p")
-	fs.Var(f.frequencyPen.flag(), "frequency-penalty", "frequency penalty")
-	fs.Var(f.presencePen.flag(), "presence-penalty", "presence penalty")
-	fs.Var(f.repetitionPen.flag(), "repetition-penalty", "repetition penalty")
+	fs.Var(&f.temperature, "temperature", "sampling temperature (server default when unset)")
+	fs.Var(&f.topP, "top-p", "top-p")
+	fs.Var(&f.topK, "top-k", "top-k")
+	fs.Var(&f.minP, "min-p", "min-p")
+	fs.Var(&f.frequencyPen, "frequency-penalty", "frequency penalty")
+	fs.Var(&f.presencePen, "presence-penalty", "presence penalty")
+	fs.Var(&f.repetitionPen, "repetition-penalty", "repetition penalty")
 }
 
 // bindOutputFlags declares the metrics, result and output flags.
@@ -243,8 +243,8 @@ func bindOutputFlags(fs *pflag.FlagSet, f *runFlags) {
 	fs.BoolVar(&f.fromIntended, "latency-from-intended", false, "also print TTFT and E2EL measured from each request's intended send time (ours)")
 	fs.BoolVar(&f.noSteadyState, "no-steady-state", false, "leave out the steady_state figures of a closed-loop run (--request-rate inf with --max-concurrency)")
 	fs.Float64Var(&f.steadyStateThreshold, "steady-state-threshold", metrics.DefaultSteadyStateThreshold, "steady state: the window holds at least this fraction of --max-concurrency in flight, in (0.0, 1.0]")
-	fs.Var(f.steadyStateMinWindow.flag(), "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
-	fs.Var(f.maxErrorRate.flag(), "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
+	fs.Var(&f.steadyStateMinWindow, "steady-state-min-window", "steady state: warn when the window is shorter than this many seconds (default max(10, 10% of the run))")
+	fs.Var(&f.maxErrorRate, "max-error-rate", "exit 1 when the failed fraction exceeds this (0..1) (ours)")
 	fs.StringVar(&f.htmlPath, "html", "", "also write an HTML report with charts of the run to this file (ours)")
 	fs.StringVar(&f.saveRecordsPath, "save-records", "", "write every request's record as JSON lines to this file, for llmbench metrics (ours)")
 	fs.BoolVar(&f.preconnect, "preconnect", false, "open the connections before the timed run, so TTFT leaves out connection set-up (ours; vLLM's TTFT includes it)")
@@ -278,33 +278,6 @@ func (f *runFlags) reported() figures {
 
 // floatOrInf is a float flag that also accepts "inf" (flagset.FloatOrInf).
 type floatOrInf = flagset.FloatOrInf
-
-// optInt is an integer flag whose absence matters (vLLM's None), such as
-// --max-concurrency; flag() is its pflag side (flagset.OptInt).
-type optInt struct {
-	v   int
-	set bool
-}
-
-func (o *optInt) flag() pflag.Value { return flagset.OptInt(&o.v, &o.set) }
-
-// ptr returns nil when unset.
-func (o *optInt) ptr() *int {
-	if !o.set {
-		return nil
-	}
-	v := o.v
-	return &v
-}
-
-// optFloat is a float flag whose absence matters (sampling parameters are
-// sent only when given); flag() is its pflag side (flagset.OptFloat).
-type optFloat struct {
-	v   float64
-	set bool
-}
-
-func (o *optFloat) flag() pflag.Value { return flagset.OptFloat(&o.v, &o.set) }
 
 // runsFlag is --runs on run and sweep (one type for both): a whole
 // number of runs K >= 1, or "auto" (repeat until the deciding figures'

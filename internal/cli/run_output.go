@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/atomicfile"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/recfile"
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/htmlreport"
 	"github.com/llmbench/llmbench/internal/metrics"
 	"github.com/llmbench/llmbench/internal/record"
@@ -165,19 +166,11 @@ func (o *runOptions) recordsAt(plan *bench.Plan, k int, tempDate string) *record
 // checkSteadyStateFlags checks --steady-state-threshold and
 // --steady-state-min-window (run, sweep and metrics:
 // metrics.CheckSteadyState).
-func checkSteadyStateFlags(threshold float64, minWindow optFloat) error {
-	if err := metrics.CheckSteadyState(threshold, optPtr(minWindow)); err != nil {
+func checkSteadyStateFlags(threshold float64, minWindow flagset.OptFloat) error {
+	if err := metrics.CheckSteadyState(threshold, minWindow.Ptr()); err != nil {
 		return &UsageError{Err: err}
 	}
 	return nil
-}
-
-// optPtr is an optional flag's value, nil when it was not given.
-func optPtr(o optFloat) *float64 {
-	if !o.set {
-		return nil
-	}
-	return &o.v
 }
 
 // selfCheckKey is where the self-check goes in the result: the llmbench

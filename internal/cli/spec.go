@@ -17,6 +17,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/bench/prepare"
 	"github.com/llmbench/llmbench/internal/config"
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/hfhub"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/metrics"
@@ -42,10 +43,10 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		return bench.Spec{}, &UsageError{Err: err}
 	}
 	ranges := bench.Ranges{Kind: kind, Dataset: f.ds.Name, NumPrompts: f.ds.NumPrompts, BaseURL: f.baseURL, Label: f.label,
-		MaxConcurrency: f.maxConcurrency.ptr(), RequestRate: float64(f.requestRate), Burstiness: float64(f.burstiness),
+		MaxConcurrency: f.maxConcurrency.Ptr(), RequestRate: float64(f.requestRate), Burstiness: float64(f.burstiness),
 		NumWarmups: f.numWarmups, ReadyCheckSec: f.readyCheckSec, RequestTimeout: f.requestTimeout,
-		MaxErrorRate: f.maxErrorRate.v, MaxErrorRateGiven: f.maxErrorRate.set,
-		RampStrategy: f.rampUpStrategy, RampStartGiven: f.rampUpStartRPS.set, RampEndGiven: f.rampUpEndRPS.set,
+		MaxErrorRate: f.maxErrorRate.V, MaxErrorRateGiven: f.maxErrorRate.Given,
+		RampStrategy: f.rampUpStrategy, RampStartGiven: f.rampUpStartRPS.Given, RampEndGiven: f.rampUpEndRPS.Given,
 		EndpointName: o.sm.cfg.EndpointName}
 	if err := ranges.Check(); err != nil {
 		return bench.Spec{}, &UsageError{Err: err}
@@ -100,16 +101,16 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		}
 	}
 	maxConc := 0
-	if f.maxConcurrency.set && users == nil {
+	if f.maxConcurrency.Given && users == nil {
 		// A closed loop keeps its own requests in flight: demo's default
 		// cap (config caps were dropped when resolved) does not apply.
-		maxConc = f.maxConcurrency.v
+		maxConc = f.maxConcurrency.V
 	}
 	s := bench.Spec{
 		Endpoint: bench.Endpoint{
 			Kind: kind, BaseURL: o.baseURL(), Path: f.endpoint, PathGiven: cmd.Flags().Changed("endpoint"),
 			Model: f.model, ServedModelName: f.servedModelName, Headers: headers, Insecure: f.insecure,
-			Logprobs: f.logprobs.ptr(), MaxResponseBytes: f.maxResponseMiB << 20, SageMaker: o.sm.config(o.concurrency()),
+			Logprobs: f.logprobs.Ptr(), MaxResponseBytes: f.maxResponseMiB << 20, SageMaker: o.sm.config(o.concurrency()),
 		},
 		Dataset:        f.ds,
 		Tokenizer:      bench.TokenizerChoice{Name: f.tokenizer, Revision: f.tokenizerRev, Mode: f.tokenizerMode, Skip: f.skipTokenizer},
@@ -146,14 +147,14 @@ func (o *runOptions) userSet(cmd *cobra.Command, name string) bool {
 // sampling are the sampling flags given, by body key (openai.ExtraBody).
 func (o *runOptions) sampling() map[string]any {
 	f, m := &o.f, map[string]any{}
-	for k, v := range map[string]optFloat{"top_p": f.topP, "min_p": f.minP, "temperature": f.temperature,
+	for k, v := range map[string]flagset.OptFloat{"top_p": f.topP, "min_p": f.minP, "temperature": f.temperature,
 		"frequency_penalty": f.frequencyPen, "presence_penalty": f.presencePen, "repetition_penalty": f.repetitionPen} {
-		if v.set {
-			m[k] = v.v
+		if v.Given {
+			m[k] = v.V
 		}
 	}
-	if f.topK.set {
-		m["top_k"] = f.topK.v
+	if f.topK.Given {
+		m["top_k"] = f.topK.V
 	}
 	return m
 }
@@ -163,7 +164,7 @@ func (o *runOptions) arrivals() load.Arrivals {
 	f := &o.f
 	a := load.Arrivals{Rate: float64(f.requestRate), Burstiness: float64(f.burstiness), Seed: f.ds.Seed}
 	if f.rampUpStrategy != "" {
-		a.RampStrategy, a.RampStartRPS, a.RampEndRPS = f.rampUpStrategy, f.rampUpStartRPS.v, f.rampUpEndRPS.v
+		a.RampStrategy, a.RampStartRPS, a.RampEndRPS = f.rampUpStrategy, f.rampUpStartRPS.V, f.rampUpEndRPS.V
 	}
 	return a
 }
@@ -173,8 +174,8 @@ func (o *runOptions) concurrency() int {
 	if o.f.users > 0 {
 		return o.f.users
 	}
-	if o.f.maxConcurrency.set {
-		return o.f.maxConcurrency.v
+	if o.f.maxConcurrency.Given {
+		return o.f.maxConcurrency.V
 	}
 	return o.f.ds.NumPrompts
 }

@@ -125,8 +125,8 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) error {
 		return err
 	}
 	c.Repeat = o.f.repeat.value()
-	given := sweep.Given{ThinkTime: o.userSet(cmd, "think-time"), MaxConcurrency: o.userSet(cmd, "max-concurrency"), Cap: o.f.maxConcurrency.v,
-		MaxErrorRate: o.f.maxErrorRate.set, Rate: o.f.maxErrorRate.v}
+	given := sweep.Given{ThinkTime: o.userSet(cmd, "think-time"), MaxConcurrency: o.userSet(cmd, "max-concurrency"), Cap: o.f.maxConcurrency.V,
+		MaxErrorRate: o.f.maxErrorRate.Given, Rate: o.f.maxErrorRate.V}
 	if err := c.Check(given); err != nil {
 		return &UsageError{Err: err}
 	}

@@ -36,59 +36,69 @@ func (f *FloatOrInf) Set(s string) error {
 func (f *FloatOrInf) Type() string { return "float|inf" }
 
 // OptInt is an integer flag whose absence matters (vLLM's None), such as
-// --max-concurrency: Set writes *v and sets *given; it prints "" while
-// not given.
-func OptInt(v *int, given *bool) pflag.Value { return &optInt{v: v, given: given} }
-
-type optInt struct {
-	v     *int
-	given *bool
+// --max-concurrency: Set writes V and sets Given; it prints "" while not
+// given.
+type OptInt struct {
+	V     int
+	Given bool
 }
 
-func (o *optInt) String() string {
-	if !*o.given {
+func (o *OptInt) String() string {
+	if !o.Given {
 		return ""
 	}
-	return strconv.Itoa(*o.v)
+	return strconv.Itoa(o.V)
 }
 
-func (o *optInt) Set(s string) error {
+func (o *OptInt) Set(s string) error {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
 		return fmt.Errorf("%q is not an integer", s)
 	}
-	*o.v, *o.given = v, true
+	o.V, o.Given = v, true
 	return nil
 }
 
-func (o *optInt) Type() string { return "int" }
+func (o *OptInt) Type() string { return "int" }
+
+// Ptr is a copy of the value, nil when it was not given.
+func (o *OptInt) Ptr() *int { return ptr(o.V, o.Given) }
 
 // OptFloat is a finite float flag whose absence matters (sampling
 // parameters are sent only when given), as OptInt.
-func OptFloat(v *float64, given *bool) pflag.Value { return &optFloat{v: v, given: given} }
-
-type optFloat struct {
-	v     *float64
-	given *bool
+type OptFloat struct {
+	V     float64
+	Given bool
 }
 
-func (o *optFloat) String() string {
-	if !*o.given {
+func (o *OptFloat) String() string {
+	if !o.Given {
 		return ""
 	}
-	return strconv.FormatFloat(*o.v, 'g', -1, 64)
+	return strconv.FormatFloat(o.V, 'g', -1, 64)
 }
 
-func (o *optFloat) Set(s string) error {
+func (o *OptFloat) Set(s string) error {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return fmt.Errorf("%q is not a finite number", s)
 	}
-	*o.v, *o.given = v, true
+	o.V, o.Given = v, true
 	return nil
 }
 
-func (o *optFloat) Type() string { return "float" }
+func (o *OptFloat) Type() string { return "float" }
+
+// Ptr is a copy of the value, nil when it was not given.
+func (o *OptFloat) Ptr() *float64 { return ptr(o.V, o.Given) }
+
+// ptr is a copy of v, nil when not given.
+func ptr[T any](v T, given bool) *T {
+	if !given {
+		return nil
+	}
+	return &v
+}
 
 // TriBool is one side of a --x / --no-x pair (argparse's
 // BooleanOptionalAction, vLLM's --self-timed / --no-self-timed): either

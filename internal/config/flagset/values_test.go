@@ -13,10 +13,8 @@ import (
 func TestValues(t *testing.T) {
 	t.Parallel()
 	var (
-		i          int
-		iGiven     bool
-		f          float64
-		fGiven     bool
+		i          OptInt
+		f          OptFloat
 		inf        = FloatOrInf(math.Inf(1))
 		tri        *bool
 		triNegated *bool
@@ -31,10 +29,10 @@ func TestValues(t *testing.T) {
 			{"2.5", "2.5", ""}, {" inf ", "inf", ""}, {"-inf", "-Inf", ""}, {"1e3", "1000", ""},
 			{"nan", "1000", `"nan" is not a number or inf`}, {"x", "1000", `"x" is not a number or inf`},
 		}},
-		{"optional int", "int", "", OptInt(&i, &iGiven), []step{
+		{"optional int", "int", "", &i, []step{
 			{"x", "", `"x" is not an integer`}, {" 7 ", "7", ""}, {"0", "0", ""}, {"1.5", "0", `"1.5" is not an integer`},
 		}},
-		{"optional float", "float", "", OptFloat(&f, &fGiven), []step{
+		{"optional float", "float", "", &f, []step{
 			{"inf", "", `"inf" is not a finite number`}, {"0.25", "0.25", ""}, {"nan", "0.25", `"nan" is not a finite number`},
 		}},
 		{"--x", "bool", "", TriBool(&tri, false), []step{
@@ -58,8 +56,8 @@ func TestValues(t *testing.T) {
 			}
 		}
 	}
-	if i != 0 || !iGiven || f != 0.25 || !fGiven {
-		t.Errorf("optional values wrote %d %v, %g %v; want 0 true, 0.25 true", i, iGiven, f, fGiven)
+	if i.V != 0 || !i.Given || f.V != 0.25 || !f.Given {
+		t.Errorf("optional values wrote %d %v, %g %v; want 0 true, 0.25 true", i.V, i.Given, f.V, f.Given)
 	}
 	// --no-x false is --x true: the pair shares one tri-state value.
 	if tri == nil || !*tri || triNegated == nil || !*triNegated {
@@ -113,5 +111,30 @@ func TestGiven(t *testing.T) {
 	}
 	if got := Given(fs, "b", b); got != nil {
 		t.Errorf("Given(b) = %v, want nil", got)
+	}
+}
+
+// TestOptPtr: an optional flag's Ptr is nil until it is given, then a
+// copy of its value (a caller holding it does not see later Sets).
+func TestOptPtr(t *testing.T) {
+	t.Parallel()
+	var i OptInt
+	var f OptFloat
+	if i.Ptr() != nil || f.Ptr() != nil {
+		t.Fatalf("unset: Ptr = %v, %v, want nil", i.Ptr(), f.Ptr())
+	}
+	if err := i.Set("0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Set("0.5"); err != nil {
+		t.Fatal(err)
+	}
+	ip, fp := i.Ptr(), f.Ptr()
+	if ip == nil || *ip != 0 || fp == nil || *fp != 0.5 {
+		t.Fatalf("given: Ptr = %v, %v, want 0 and 0.5", ip, fp)
+	}
+	i.V, f.V = 9, 9
+	if *ip != 0 || *fp != 0.5 {
+		t.Errorf("Ptr shares the flag's value: %d, %g after a later write", *ip, *fp)
 	}
 }
