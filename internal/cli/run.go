@@ -123,7 +123,7 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	o.live.StartPhase("main", plan)
 	o.printBanner(ui.out)
 	r := &runsOf{o: o, ui: ui}
-	if o.f.repeat.repeated() {
+	if o.f.repeat.Planned() > 1 {
 		return o.runRepeated(ctx, plan, r) // --runs: run_repeat.go
 	}
 	one, err := r.once(ctx, plan, 0)

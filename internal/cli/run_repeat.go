@@ -29,11 +29,11 @@ func (o *runOptions) checkRepeat(cmd *cobra.Command) error {
 		return nil
 	}
 	rp := &o.f.repeat
-	if err := rp.check(fl.Changed("ci-width") || fl.Changed("max-runs")); err != nil {
+	if err := checkRepeat(fl, *rp); err != nil {
 		return err
 	}
-	if rp.repeated() && (o.w.count > 0 || fl.Changed("worker-index")) {
-		return usageErrorf("--runs %s: a distributed run (--worker-count) is one run; start it again with a new --start-at", rp.runs.String())
+	if rp.Planned() > 1 && (o.w.count > 0 || fl.Changed("worker-index")) {
+		return usageErrorf("--runs %s: a distributed run (--worker-count) is one run; start it again with a new --start-at", rp.RunsValue())
 	}
 	return nil
 }
@@ -68,13 +68,13 @@ func (r *runsOf) once(ctx context.Context, plan *bench.Plan, k int) (*oneRun, er
 // else the last's.
 func (o *runOptions) runRepeated(ctx context.Context, plan *bench.Plan, r *runsOf) error {
 	if o.w.info != nil {
-		return usageErrorf("--runs %s: a distributed run is one run; start it again with a new --start-at", o.f.repeat.runs.String())
+		return usageErrorf("--runs %s: a distributed run is one run; start it again with a new --start-at", o.f.repeat.RunsValue())
 	}
 	deciding := capacity.DefaultDeciding
 	if g, err := metrics.ParseGoodput(o.f.goodput); err == nil && len(g) > 0 {
 		deciding = capacity.GoodputDeciding(g)
 	}
-	res, err := o.f.repeat.value().Run(ctx, plan, deciding, r, r.ui.errw)
+	res, err := o.f.repeat.Run(ctx, plan, deciding, r, r.ui.errw)
 	if err != nil {
 		return err
 	}

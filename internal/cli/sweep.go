@@ -121,10 +121,10 @@ func (o *sweepOptions) checkSweep(cmd *cobra.Command) error {
 	if err := c.Parse(o.ladders, o.sla, o.thinkTime); err != nil {
 		return &UsageError{Err: err}
 	}
-	if err := o.f.repeat.check(fs.Changed("ci-width") || fs.Changed("max-runs")); err != nil {
+	if err := checkRepeat(fs, o.f.repeat); err != nil {
 		return err
 	}
-	c.Repeat = o.f.repeat.value()
+	c.Repeat = o.f.repeat
 	given := sweep.Given{ThinkTime: o.userSet(cmd, "think-time"), MaxConcurrency: o.userSet(cmd, "max-concurrency"), Cap: o.f.maxConcurrency.V,
 		MaxErrorRate: o.f.maxErrorRate.Given, Rate: o.f.maxErrorRate.V}
 	if err := c.Check(given); err != nil {

@@ -83,6 +83,38 @@ func (r Repeat) Run(ctx context.Context, p *bench.Plan, deciding []string, runne
 	return res, nil
 }
 
+// Defaults of --ci-width and --max-runs (AIPerf's convergence rule:
+// the interval's full width under 10 % of the mean).
+const (
+	DefaultCIWidth = 0.10
+	DefaultMaxRuns = 10
+)
+
+// RunsValue is --runs as a command-line flag value (pflag.Value's
+// String, Set and Type) that writes r's Runs and Auto: a whole number of
+// runs K >= 1, or auto (ParseRuns). run and sweep bind it alike.
+func (r *Repeat) RunsValue() *RunsValue { return &RunsValue{r: r} }
+
+// RunsValue is the flag value of Repeat.RunsValue.
+type RunsValue struct{ r *Repeat }
+
+func (v *RunsValue) String() string {
+	if v.r.Auto {
+		return "auto"
+	}
+	return strconv.Itoa(v.r.Runs)
+}
+
+func (v *RunsValue) Set(s string) error {
+	k, auto, err := ParseRuns(s)
+	if err == nil {
+		v.r.Runs, v.r.Auto = k, auto
+	}
+	return err
+}
+
+func (v *RunsValue) Type() string { return "K|auto" }
+
 // ParseRuns reads --runs: a whole number of runs K >= 1, or auto (in
 // any case; K is then 0).
 func ParseRuns(s string) (k int, auto bool, err error) {

@@ -211,3 +211,32 @@ func TestParseRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsValue: --runs as a flag value writes the Repeat it was taken
+// from, prints what it holds (help shows the default, 1), and leaves it
+// as it was on a bad value.
+func TestRunsValue(t *testing.T) {
+	t.Parallel()
+	r := Repeat{Runs: 1}
+	v := r.RunsValue()
+	if v.Type() != "K|auto" || v.String() != "1" {
+		t.Fatalf("unset: Type %q String %q, want K|auto and 1", v.Type(), v.String())
+	}
+	for _, c := range []struct {
+		in, want string
+		runs     int
+		auto     bool
+		err      bool
+	}{
+		{"5", "5", 5, false, false},
+		{" AUTO ", "auto", 0, true, false},
+		{"0", "auto", 0, true, true},
+		{"3", "3", 3, false, false},
+		{"x", "3", 3, false, true},
+	} {
+		err := v.Set(c.in)
+		if (err != nil) != c.err || v.String() != c.want || r.Runs != c.runs || r.Auto != c.auto {
+			t.Errorf("Set(%q): err %v, String %q, Repeat %+v; want error %v, %q, runs %d auto %v", c.in, err, v.String(), r, c.err, c.want, c.runs, c.auto)
+		}
+	}
+}
