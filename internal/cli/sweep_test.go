@@ -17,6 +17,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/sim"
+	"github.com/llmbench/llmbench/internal/sim/simtest"
 )
 
 // readSweep loads the one sweep file a sweep wrote into dir.
@@ -179,4 +180,38 @@ func runChildIn(t *testing.T, dir string, args ...string) (int, string, string) 
 	}
 	t.Fatal(err)
 	return -1, "", ""
+}
+
+// TestSweepRateCap: a rate sweep under --max-concurrency holds requests
+// back in the dispatcher, before their clock starts, as run does: against
+// a server that answers every request in 100 ms whatever the load, a step
+// sending 40 req/s at most 2 at a time reports a TTFT near 100 ms and
+// max_concurrency 2. The step used to drop the cap while the connection
+// pool kept it: requests waited for a connection inside their TTFT (about
+// 1 s here) and the result said no cap.
+func TestSweepRateCap(t *testing.T) {
+	t.Parallel()
+	srv := simtest.Start(t, simtest.Fixed(100*time.Millisecond, 5*time.Millisecond))
+	dir := t.TempDir()
+	code, _, errs := runCLI(t, "sweep", "--no-config", "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2",
+		"--request-rates", "40", "--max-concurrency", "2", "--prompts-per-step", "16", "--step-warmup", "0",
+		"--random-input-len", "4", "--random-output-len", "2", "--disable-tqdm", "--result-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	s := readSweep(t, dir)
+	if len(s.Steps) != 1 {
+		t.Fatalf("steps: %+v", s.Steps)
+	}
+	steps, _ := filepath.Glob(filepath.Join(dir, "sweep-*", "request_rate-40.json"))
+	if len(steps) != 1 {
+		t.Fatalf("step results: %v", steps)
+	}
+	res := readResult(t, steps[0])
+	if mc, ok := res["max_concurrency"].(float64); !ok || mc != 2 {
+		t.Errorf("max_concurrency %v, want 2", res["max_concurrency"])
+	}
+	if ttft := num(t, res, "mean_ttft_ms"); ttft > 150 {
+		t.Errorf("mean TTFT %.1f ms against a 100 ms server: requests waited for a connection inside their TTFT", ttft)
+	}
 }

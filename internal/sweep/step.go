@@ -36,6 +36,11 @@ func (d *Driver) stepLoad(l float64) bench.Load {
 	default:
 		bl.Arrivals.Rate = l
 		bl.Arrivals.RampStrategy = ""
+		// A rate step keeps run's --max-concurrency: the dispatcher holds
+		// requests back before their clock starts (vLLM's semaphore), as
+		// the connection pool, sized by the same cap, would otherwise do
+		// inside their TTFT.
+		bl.MaxConcurrency = d.base.Load.MaxConcurrency
 	}
 	return bl
 }
