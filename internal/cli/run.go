@@ -97,10 +97,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
-	// host.EnsureFileLimit's refusal is exit code 1: the run cannot be made on
-	// this host as it is.
-	if err := host.EnsureFileLimit(o.concurrency()); err != nil {
-		return &ExitError{Code: 1, Msg: err.Error()}
+	if err := fileLimit(o.concurrency()); err != nil {
+		return err
 	}
 	// stderr is written from more than one goroutine during the run (the
 	// progress bar, the interrupt note), so writes to it are serialised.
@@ -137,6 +135,17 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 		return err
 	}
 	return o.exitPolicy(ctx, plan, one.outcome, one.sum.Metrics)
+}
+
+// fileLimit refuses streams this host cannot hold open
+// (host.EnsureFileLimit) with exit code 1: the run cannot be made here as
+// the host is, and must not start only to lose requests to "too many open
+// files" half-way.
+func fileLimit(streams int) error {
+	if err := host.EnsureFileLimit(streams); err != nil {
+		return &ExitError{Code: 1, Msg: err.Error()}
+	}
+	return nil
 }
 
 // console is where a run writes: the table on out, notes on errw; tty is

@@ -82,21 +82,32 @@ func TestRequireValid(t *testing.T) {
 }
 
 // TestRunFileLimit: under a hard open-file limit too low for the streams,
-// the run stops before anything is sent, with the limit, the need and the
-// fix on one line; under a low soft limit with room below the hard one it
-// raises the soft limit and runs. The limits are set for a child process
-// by sh's ulimit (the base URL of the first case points nowhere: nothing
-// may be sent).
+// the run — or a sweep whose largest step is too many streams — stops
+// before anything is sent, with the limit, the need and the fix on one
+// line; under a low soft limit with room below the hard one it raises the
+// soft limit and runs. The limits are set for a child process by sh's
+// ulimit (the base URL of the refused cases points nowhere: nothing may be
+// sent). A sweep used to go on and blame the server for the client's
+// limit ("the server stopped answering": socket: too many open files).
 func TestRunFileLimit(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, nil)
+	run := []string{"run", "--num-prompts", "600", "--random-input-len", "4", "--random-output-len", "2", "--disable-tqdm"}
+	sweep := []string{"sweep", "--no-config", "--prompts-per-step", "8", "--step-warmup", "0", "--random-input-len", "4",
+		"--random-output-len", "2", "--disable-tqdm", "--result-dir", t.TempDir()}
 	tests := []struct {
 		name, ulimit, url string
+		args              []string
 		code              int
 		want              string
 	}{
-		{"hard limit too low", "ulimit -n 256", "http://127.0.0.1:1", 1, "ulimit -n"},
-		{"soft limit raised to the hard one", "ulimit -Hn 4096; ulimit -Sn 256", srv.URL, 0, "Serving Benchmark Result"},
+		{"hard limit too low", "ulimit -n 256", "http://127.0.0.1:1", run, 1, "ulimit -n"},
+		{"soft limit raised to the hard one", "ulimit -Hn 4096; ulimit -Sn 256", srv.URL, run, 0, "Serving Benchmark Result"},
+		{"sweep: the largest concurrency", "ulimit -n 256", "http://127.0.0.1:1", append(sweep, "--concurrency", "1,400"), 1, "ulimit -n"},
+		{"sweep: the largest users", "ulimit -n 256", "http://127.0.0.1:1", append(sweep, "--users", "2,300"), 1, "ulimit -n"},
+		{"sweep: rates under a cap", "ulimit -n 256", "http://127.0.0.1:1",
+			append(sweep, "--request-rates", "1,2", "--max-concurrency", "400"), 1, "ulimit -n"},
+		{"sweep: loads that fit", "ulimit -n 256", srv.URL, append(sweep, "--concurrency", "1,2"), 0, "Verdict"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -106,8 +117,8 @@ func TestRunFileLimit(t *testing.T) {
 				t.Fatal(err)
 			}
 			script := tt.ulimit + `; exec "$0" "$@"`
-			args := []string{"-c", script, bin, "run", "--base-url", tt.url, "--model", "llmbench-sim",
-				"--num-prompts", "600", "--random-input-len", "4", "--random-output-len", "2", "--disable-tqdm"}
+			args := append([]string{"-c", script, bin}, tt.args...)
+			args = append(args, "--base-url", tt.url, "--model", "llmbench-sim")
 			cmd := exec.CommandContext(t.Context(), "/bin/sh", args...)
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb

@@ -28,6 +28,9 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if err := o.checkAll(cmd); err != nil {
 		return err
 	}
+	if err := fileLimit(o.sc.MostInFlight(o.f.maxConcurrency.V)); err != nil {
+		return err
+	}
 	if err := o.resolveWorker(cmd, env); err != nil { // distributed sweeps
 		return err
 	}

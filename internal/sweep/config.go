@@ -75,6 +75,24 @@ type Repeat struct {
 	MaxRuns int
 }
 
+// MostInFlight is the most requests a step of the sweep can hold in
+// flight, for the open-file check before anything is sent
+// (host.EnsureFileLimit): the largest load of a concurrency or users
+// ladder (refinement only bisects between its loads; a worker's share is
+// smaller), and for a rate ladder capCount, run's --max-concurrency (0:
+// none). An uncapped open loop holds rate × latency, which only the
+// server decides: 0, nothing to check.
+func (c *Config) MostInFlight(capCount int) int {
+	if c.Kind == capacity.RequestRate {
+		return capCount
+	}
+	most := 0.0
+	for _, l := range c.Loads {
+		most = max(most, l)
+	}
+	return int(most)
+}
+
 // Planned is the most runs of one load: K, or MaxRuns under auto.
 func (r Repeat) Planned() int {
 	if r.Auto {

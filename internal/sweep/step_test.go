@@ -44,3 +44,25 @@ func TestStepPlanKeepsTheRateCap(t *testing.T) {
 		}
 	}
 }
+
+// TestMostInFlight: the open-file check's streams are a closed ladder's
+// largest load, or a rate ladder's cap.
+func TestMostInFlight(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind  capacity.Kind
+		loads []float64
+		cap   int
+		want  int
+	}{
+		{capacity.Concurrency, []float64{1, 400, 8}, 0, 400},
+		{capacity.Users, []float64{300, 2}, 0, 300},
+		{capacity.RequestRate, []float64{1, 2}, 400, 400},
+		{capacity.RequestRate, []float64{1000}, 0, 0},
+	} {
+		c := Config{Kind: tt.kind, Loads: tt.loads}
+		if got := c.MostInFlight(tt.cap); got != tt.want {
+			t.Errorf("%v %v cap %d: %d, want %d", tt.kind, tt.loads, tt.cap, got, tt.want)
+		}
+	}
+}
