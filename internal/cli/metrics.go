@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"fmt"
+	"errors"
 	"slices"
 	"time"
 
@@ -10,7 +10,6 @@ import (
 
 	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/metrics"
-	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/report"
 )
 
@@ -72,7 +71,8 @@ are run's, which the records do not keep.`,
 	return cmd
 }
 
-// run reads the file, applies the overrides, and prints.
+// run checks the flags and recomputes the file's figures
+// (report.Recompute); its input errors are usage errors.
 func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 	if !slices.Contains([]string{"table", "json", "filename"}, o.format) {
 		return usageErrorf("--format %q: want table, json or filename", o.format)
@@ -80,36 +80,15 @@ func (o *metricsOptions) run(env *Env, cmd *cobra.Command, path string) error {
 	if err := checkSteadyStateFlags(o.steadyStateThreshold, o.steadyStateMinWindow); err != nil {
 		return err
 	}
-	p, recs, fileFormat, err := record.ReadPath(path, env.Stdin)
-	if err != nil {
-		return &UsageError{Err: err}
+	fl := cmd.Flags()
+	r := report.Recompute{Overrides: o.overrides(fl), Now: time.Now(), Format: o.format, Detailed: o.detailed,
+		Extras: flagset.Given(fl, "extras", &o.extras), SteadyState: metrics.SteadyStateOptions{Disabled: o.noSteadyState,
+			Threshold: o.steadyStateThreshold, MinWindow: o.steadyStateMinWindow.Ptr()}}
+	err := r.Run(path, env.Stdin, env.Stdout, env.Stderr)
+	if ie := (*report.InputError)(nil); errors.As(err, &ie) {
+		return &UsageError{Err: ie.Err}
 	}
-	if err := o.overrides(cmd.Flags()).Apply(&p, time.Now()); err != nil {
-		return &UsageError{Err: err}
-	}
-	if !cmd.Flags().Changed("extras") {
-		o.extras = fileFormat == record.FormatJSONLines
-	}
-	if o.format == "filename" {
-		_, err := fmt.Fprintln(env.Stdout, report.ResultFilename(&p))
-		return err
-	}
-	s, err := metrics.SummarizeRecords(&p, recs)
-	if err != nil {
-		return &UsageError{Err: err}
-	}
-	if err := report.WriteWarnings(env.Stderr, s); err != nil {
-		return err
-	}
-	report.WriteUnfinishedNote(env.Stderr, &p, len(recs))
-	out := report.RecordsOutput{JSON: o.format == "json", Detailed: o.detailed, Extras: o.extras, Ours: fileFormat == record.FormatJSONLines}
-	if out.Ours {
-		opt := metrics.SteadyStateOptions{Disabled: o.noSteadyState, Threshold: o.steadyStateThreshold, MinWindow: o.steadyStateMinWindow.Ptr()}
-		if out.SteadyState, out.WithSteadyState, err = metrics.RecordsSteadyState(&p, recs, s, opt); err != nil {
-			return &UsageError{Err: err}
-		}
-	}
-	return report.WriteRecordsMetrics(env.Stdout, s, &p, recs, out)
+	return err
 }
 
 // overrides are the flags given, to be applied over the file's params.
