@@ -176,6 +176,20 @@ func IDPrefix(given ...string) string {
 	return "bench-" + hex.EncodeToString(b[:]) + "-"
 }
 
+// InFlight is the most requests the Spec's run can hold in flight: a
+// closed loop's users, else the concurrency cap, else every prompt at
+// once. The open-file check (host.EnsureFileLimit) and the SageMaker
+// connection pool are sized by it.
+func (s *Spec) InFlight() int {
+	switch l := &s.Load; {
+	case l.Users != nil:
+		return l.Users.Users
+	case l.MaxConcurrency > 0:
+		return l.MaxConcurrency
+	}
+	return s.Dataset.NumPrompts
+}
+
 // DescribeLoad is p, the run's params as the settings describe it, with
 // the load's fields added from the Spec: the rate and burstiness, the
 // concurrency cap (a closed loop's users, sent as fast as they come

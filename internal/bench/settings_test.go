@@ -150,3 +150,24 @@ func TestIDPrefix(t *testing.T) {
 		t.Errorf("prefixes %q and %q", a, b)
 	}
 }
+
+// TestInFlight: the most requests a run holds in flight — a closed
+// loop's users, else the cap, else every prompt.
+func TestInFlight(t *testing.T) {
+	t.Parallel()
+	users := load.Users{Users: 50}
+	for _, tt := range []struct {
+		name string
+		l    Load
+		want int
+	}{
+		{"users", Load{Users: &users, MaxConcurrency: 4}, 50},
+		{"capped", Load{MaxConcurrency: 4}, 4},
+		{"open", Load{}, 600},
+	} {
+		s := Spec{Load: tt.l, Dataset: dataset.Config{NumPrompts: 600}}
+		if got := s.InFlight(); got != tt.want {
+			t.Errorf("%s: %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}

@@ -94,10 +94,11 @@ sagemaker (SageMaker Runtime InvokeEndpointWithResponseStream).`,
 // render, finish. Each phase is a short function; the step itself
 // (internal/bench) knows nothing of flags or output.
 func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) error {
-	if err := o.checkAll(cmd); err != nil {
+	sp, err := o.checkAll(cmd)
+	if err != nil {
 		return err
 	}
-	if err := fileLimit(o.concurrency()); err != nil {
+	if err := fileLimit(sp.InFlight()); err != nil {
 		return err
 	}
 	// stderr is written from more than one goroutine during the run (the
@@ -165,15 +166,17 @@ func interruptedOr(ctx context.Context, err error) error {
 	return err
 }
 
-// checkAll runs every check that needs no network.
-func (o *runOptions) checkAll(cmd *cobra.Command) error {
-	if err := o.validate(cmd); err != nil {
-		return err
+// checkAll runs every check that needs no network and returns the Spec
+// they passed (env-free: no API key).
+func (o *runOptions) checkAll(cmd *cobra.Command) (*bench.Spec, error) {
+	sp, err := o.spec(cmd, nil)
+	if err != nil {
+		return nil, err
 	}
 	if err := o.sm.validate(); err != nil {
-		return err
+		return nil, err
 	}
-	return o.prepareOutputDirs()
+	return &sp, o.prepareOutputDirs()
 }
 
 // oneRun is what one timed run leaves, alone or one of --runs: its

@@ -110,7 +110,7 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		Endpoint: bench.Endpoint{
 			Kind: kind, BaseURL: o.baseURL(), Path: f.endpoint, PathGiven: cmd.Flags().Changed("endpoint"),
 			Model: f.model, ServedModelName: f.servedModelName, Headers: headers, Insecure: f.insecure,
-			Logprobs: f.logprobs.Ptr(), MaxResponseBytes: f.maxResponseMiB << 20, SageMaker: o.sm.config(o.concurrency()),
+			Logprobs: f.logprobs.Ptr(), MaxResponseBytes: f.maxResponseMiB << 20,
 		},
 		Dataset:        f.ds,
 		Tokenizer:      bench.TokenizerChoice{Name: f.tokenizer, Revision: f.tokenizerRev, Mode: f.tokenizerMode, Skip: f.skipTokenizer},
@@ -125,6 +125,7 @@ func (o *runOptions) spec(cmd *cobra.Command, env *Env) (bench.Spec, error) {
 		IDPrefix:       bench.IDPrefix(f.requestIDPrefix, o.w.r.IDPrefix), // given, a worker's, or random
 		StrictTokens:   f.strictTokens,
 	}
+	s.Endpoint.SageMaker = o.sm.config(s.InFlight())
 	s.Params = s.DescribeLoad(o.params(goodput))
 	if env != nil {
 		s.Endpoint.APIKey = openai.Secret(env.Getenv("OPENAI_API_KEY"))
@@ -167,17 +168,6 @@ func (o *runOptions) arrivals() load.Arrivals {
 		a.RampStrategy, a.RampStartRPS, a.RampEndRPS = f.rampUpStrategy, f.rampUpStartRPS.V, f.rampUpEndRPS.V
 	}
 	return a
-}
-
-// concurrency is the most requests that can be in flight.
-func (o *runOptions) concurrency() int {
-	if o.f.users > 0 {
-		return o.f.users
-	}
-	if o.f.maxConcurrency.Given {
-		return o.f.maxConcurrency.V
-	}
-	return o.f.ds.NumPrompts
 }
 
 // baseURL is demo's simulator, else --base-url, else http://HOST:PORT.

@@ -25,7 +25,7 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 	if err := o.checkSweep(cmd); err != nil {
 		return err
 	}
-	if err := o.checkAll(cmd); err != nil {
+	if _, err := o.checkAll(cmd); err != nil {
 		return err
 	}
 	if err := fileLimit(o.sc.MostInFlight(o.f.maxConcurrency.V)); err != nil {
