@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/llmbench/llmbench/internal/config/flagset"
 	"github.com/llmbench/llmbench/internal/host"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/worker"
@@ -37,15 +38,7 @@ func bindWorkerFlags(fs *pflag.FlagSet, w *workerFlags) {
 // --sla: runFlags.reported).
 func configHash(fs *pflag.FlagSet, reported figures) string {
 	read := map[string]string{"percentile-metrics": reported.metrics, "metric-percentiles": reported.percentiles}
-	return worker.ConfigHash(func(yield func(name, value string) bool) {
-		fs.VisitAll(func(fl *pflag.Flag) { // lexicographical order
-			value, ok := read[fl.Name]
-			if !ok {
-				value = fl.Value.String()
-			}
-			yield(fl.Name, value)
-		})
-	})
+	return worker.ConfigHash(flagset.Values(fs, read))
 }
 
 // resolveWorker resolves the worker flags (flag, else environment) before

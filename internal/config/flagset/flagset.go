@@ -10,6 +10,7 @@ package flagset
 
 import (
 	"fmt"
+	"iter"
 	"regexp"
 
 	"github.com/spf13/pflag"
@@ -146,3 +147,23 @@ func isList(fl *pflag.Flag) bool {
 }
 
 func isBool(fl *pflag.Flag) bool { return fl.Value.Type() == "bool" }
+
+// Values yields every flag of fs in name order with the value the
+// command reads: read's where it has one (a value the command derived
+// from others), else the flag's own as it prints (a worker's config
+// hash, worker.ConfigHash).
+func Values(fs *pflag.FlagSet, read map[string]string) iter.Seq2[string, string] {
+	return func(yield func(name, value string) bool) {
+		stopped := false
+		fs.VisitAll(func(fl *pflag.Flag) { // lexicographical order
+			if stopped {
+				return
+			}
+			value, ok := read[fl.Name]
+			if !ok {
+				value = fl.Value.String()
+			}
+			stopped = !yield(fl.Name, value)
+		})
+	}
+}

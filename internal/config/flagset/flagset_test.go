@@ -281,3 +281,26 @@ func TestNormalize(t *testing.T) {
 		t.Errorf("num %d, self-time %v; want 6, true", v.num, v.selfTime)
 	}
 }
+
+// TestFlagValues: every flag in name order with its printed value, a derived
+// value in place of the flag's, and an early stop honoured.
+func TestFlagValues(t *testing.T) {
+	t.Parallel()
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	fs.String("b", "2", "")
+	fs.Int("a", 1, "")
+	fs.String("c", "3", "")
+	var got []string
+	for name, value := range Values(fs, map[string]string{"c": "derived"}) {
+		got = append(got, name+"="+value)
+	}
+	if want := []string{"a=1", "b=2", "c=derived"}; !slices.Equal(got, want) {
+		t.Errorf("values %v, want %v", got, want)
+	}
+	for name := range Values(fs, nil) {
+		if name != "a" {
+			t.Errorf("after a break: %q", name)
+		}
+		break
+	}
+}
