@@ -52,15 +52,6 @@ func WriteText(w io.Writer, p *Page) error {
 	return bw.Flush()
 }
 
-// WriteTextFiles is WriteFiles for the text form.
-func WriteTextFiles(w io.Writer, paths []string, opt Options) error {
-	p, err := Build(paths, opt)
-	if err != nil {
-		return err
-	}
-	return WriteText(w, p)
-}
-
 // writeTextTable writes a table's title and its lines (numbers right).
 func writeTextTable(w *bufio.Writer, t *table.Table) {
 	fmt.Fprintf(w, "\n%s\n", t.Title)
