@@ -15,6 +15,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench/step"
 	"github.com/llmbench/llmbench/internal/host"
 	"github.com/llmbench/llmbench/internal/metrics"
+	"github.com/llmbench/llmbench/internal/promexport/promsink"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/selfcheck"
 	"github.com/llmbench/llmbench/internal/sweep"
@@ -115,8 +116,8 @@ func (o *runOptions) run(ctx context.Context, env *Env, cmd *cobra.Command) erro
 	if plan, err = o.w.r.Share(plan, ui.errw); err != nil { // distributed runs
 		return &UsageError{Err: err}
 	}
-	if o.live, err = startLive(ctx, o.m, plan, ui.out); err != nil {
-		return err
+	if o.live, err = promsink.Run(ctx, o.m, plan, ui.out); err != nil {
+		return &UsageError{Err: err}
 	}
 	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
 	o.live.StartPhase("main", plan)

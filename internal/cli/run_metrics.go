@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"context"
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/promexport/promsink"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 )
@@ -72,20 +68,3 @@ func bindMetricsFlags(fs *pflag.FlagSet, m *metricsFlags) {
 // liveMetrics is the run's live Prometheus exporter (promsink.Live); nil
 // when neither --metrics-addr nor --pushgateway asks for it.
 type liveMetrics = promsink.Live
-
-// startLive starts the exporter when --metrics-addr or --pushgateway asks
-// for it; nil otherwise.
-func startLive(ctx context.Context, f metricsFlags, plan *bench.Plan, out io.Writer) (*liveMetrics, error) {
-	if f.Addr == "" && f.Pushgateway == "" {
-		return nil, nil
-	}
-	l := promsink.New(f, plan)
-	addr, err := l.Start(ctx)
-	if err != nil {
-		return nil, usageErrorf("--metrics-addr %s: %v", f.Addr, err)
-	}
-	if addr != "" {
-		fmt.Fprintf(out, "Live metrics on http://%s/metrics\n", addr)
-	}
-	return l, nil
-}

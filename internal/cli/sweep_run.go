@@ -12,6 +12,7 @@ import (
 	"github.com/llmbench/llmbench/internal/bench/recfile"
 	"github.com/llmbench/llmbench/internal/bench/step"
 	"github.com/llmbench/llmbench/internal/capacity"
+	"github.com/llmbench/llmbench/internal/promexport/promsink"
 	"github.com/llmbench/llmbench/internal/report"
 	"github.com/llmbench/llmbench/internal/servermetrics"
 	"github.com/llmbench/llmbench/internal/sweep"
@@ -44,8 +45,8 @@ func (o *sweepOptions) sweep(ctx context.Context, env *Env, cmd *cobra.Command) 
 		return interruptedOr(ctx, err)
 	}
 	defer closeBE()
-	if o.live, err = startLive(ctx, o.m, base, ui.out); err != nil {
-		return err
+	if o.live, err = promsink.Run(ctx, o.m, base, ui.out); err != nil {
+		return &UsageError{Err: err}
 	}
 	defer o.live.Finish(context.WithoutCancel(ctx), ui.errw)
 	if err := o.configure(base); err != nil {

@@ -52,6 +52,25 @@ func New(cfg Config, plan *bench.Plan) *Live {
 	return l
 }
 
+// Run starts the exporter of plan that cfg asks for (--metrics-addr or
+// --pushgateway) and says on out where it serves /metrics; nil, a Live
+// that does nothing, when cfg asks for none. Its error names
+// --metrics-addr: the address cannot be listened on.
+func Run(ctx context.Context, cfg Config, plan *bench.Plan, out io.Writer) (*Live, error) {
+	if cfg.Addr == "" && cfg.Pushgateway == "" {
+		return nil, nil
+	}
+	l := New(cfg, plan)
+	addr, err := l.Start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr %s: %v", cfg.Addr, err)
+	}
+	if addr != "" {
+		fmt.Fprintf(out, "Live metrics on http://%s/metrics\n", addr)
+	}
+	return l, nil
+}
+
 // From wraps an exporter without serving it or sampling (tests).
 func From(exp *promexport.Exporter) *Live {
 	l := &Live{exp: exp, done: make(chan struct{})}

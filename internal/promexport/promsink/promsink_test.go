@@ -3,6 +3,8 @@ package promsink
 import (
 	"context"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,4 +86,37 @@ func TestNilLive(t *testing.T) {
 		t.Error("a nil Live gives a sink or a counter")
 	}
 	l.Finish(context.Background(), io.Discard)
+}
+
+// TestRun: no exporter unless asked; one asked for listens where it says
+// and serves /metrics; an address it cannot listen on is an error naming
+// --metrics-addr.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	plan := &bench.Plan{IDPrefix: "bench-abc-"}
+	var out strings.Builder
+	if l, err := Run(t.Context(), Config{}, plan, &out); l != nil || err != nil || out.Len() > 0 {
+		t.Fatalf("nothing asked: %v, %v, %q", l, err, out.String())
+	}
+	l, err := Run(t.Context(), Config{Addr: "127.0.0.1:0"}, plan, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Finish(context.Background(), io.Discard)
+	url, ok := strings.CutPrefix(strings.TrimSpace(out.String()), "Live metrics on ")
+	if !ok {
+		t.Fatalf("printed %q", out.String())
+	}
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET %s: %s", url, resp.Status)
+	}
+	busy := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/metrics")
+	if _, err := Run(t.Context(), Config{Addr: busy}, plan, io.Discard); err == nil || !strings.HasPrefix(err.Error(), "--metrics-addr "+busy+": ") {
+		t.Errorf("a busy address: %v", err)
+	}
 }
