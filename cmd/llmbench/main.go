@@ -3,6 +3,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"log"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,8 +22,20 @@ func main() {
 	// default handling then lets a second Ctrl-C quit at once.
 	context.AfterFunc(ctx, stop)
 	stopProfile := startProfile()
-	code := cli.Main(ctx, version, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()
 	stop()
 	os.Exit(code)
+}
+
+// run is llmbench in this process: cli.Main, with the standard log
+// silenced first. Nothing of llmbench's writes there, but net/http does on
+// its own: a server's stray bytes on an idle kept connection ("Unsolicited
+// response received on idle HTTP channel starting with ..."), unredacted
+// and without a line's prefix, in the middle of the progress line. The
+// https:// path must say no more than the http:// one, whose transport
+// closes such a connection without a word (docs/transport.md).
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	log.SetOutput(io.Discard)
+	return cli.Main(ctx, version, args, stdin, stdout, stderr)
 }
