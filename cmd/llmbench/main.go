@@ -8,9 +8,15 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/llmbench/llmbench/internal/cli"
 )
+
+// sameInterrupt is how long after a Ctrl-C another counts as the same
+// one: far below a person's second press, far above the gap between the
+// copies one signal reaches a process by.
+const sameInterrupt = 250 * time.Millisecond
 
 // version is stamped at build time with -ldflags "-X main.version=...".
 var version = "dev"
@@ -19,8 +25,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	// The first Ctrl-C cancels ctx (the run stops sending, lets requests in
 	// flight finish briefly and saves what it measured); restoring the
-	// default handling then lets a second Ctrl-C quit at once.
-	context.AfterFunc(ctx, stop)
+	// default handling then lets a second Ctrl-C quit at once. Not at once:
+	// signals that arrive together are one Ctrl-C (timeout(1) sends SIGINT
+	// to the process and again to its group, milliseconds apart), so the
+	// default comes back after sameInterrupt.
+	context.AfterFunc(ctx, func() { time.AfterFunc(sameInterrupt, stop) })
 	stopProfile := startProfile()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()
