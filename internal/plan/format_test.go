@@ -34,14 +34,7 @@ func TestCheckFormat(t *testing.T) {
 // goldens of TestPlanRealSweep.
 func TestWrite(t *testing.T) {
 	t.Parallel()
-	d, err := Profile(Diurnal, 40, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := Make([]Input{readSweep(t, "sweep-sim-batch8.json")}, d, defaults)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := realPlan(t)
 	for _, tc := range []struct {
 		format string
 		golden string

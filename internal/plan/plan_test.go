@@ -34,11 +34,10 @@ func readSweep(t *testing.T, name string) Input {
 	return Input{Candidate: capacity.CandidateOf(s.Label, name, &s), Sweep: &s}
 }
 
-// TestPlanRealSweep: the worked example on a real sweep of a
-// server holding 8 streams at $2/h, for a diurnal day peaking at 40
-// users with an off-peak of 4.
-func TestPlanRealSweep(t *testing.T) {
-	t.Parallel()
+// realPlan is the plan of a real sweep of a server holding 8 streams at
+// $2/h, for a diurnal day peaking at 40 users with an off-peak of 4.
+func realPlan(t *testing.T) *Plan {
+	t.Helper()
 	d, err := Profile(Diurnal, 40, 4)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +46,15 @@ func TestPlanRealSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// TestPlanRealSweep: the worked example on a real sweep of a
+// server holding 8 streams at $2/h, for a diurnal day peaking at 40
+// users with an off-peak of 4.
+func TestPlanRealSweep(t *testing.T) {
+	t.Parallel()
+	p := realPlan(t)
 	c := p.Candidates[0]
 	if *c.MaxLoadUnderSLA != 8 || *c.PlannedLoadPerReplica != 6.4 {
 		t.Errorf("max load %v planned %v, want 8 and 6.4", *c.MaxLoadUnderSLA, *c.PlannedLoadPerReplica)

@@ -1,11 +1,9 @@
-package cli
+package step
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/bench"
+	"github.com/llmbench/llmbench/internal/bench/recfile"
 	"github.com/llmbench/llmbench/internal/load"
 	"github.com/llmbench/llmbench/internal/progress"
 	"github.com/llmbench/llmbench/internal/promexport"
@@ -35,7 +34,8 @@ func (b stepBackend) Send(_ context.Context, _ *backend.Request, resp *backend.R
 }
 
 // TestStepSinksAllSeeTheEnd: the sinks a run gives its step — the
-// records file, live metrics and the progress line, as execute wires them
+// records file, live metrics and the progress line, as Runner.Run wires
+// them (here a drawn progress line, which Run draws only on a terminal)
 // — each see the step's end, whether it ends with an outcome or stops
 // early. The live exporter used to wrap the hooks and replace the one
 // end-of-step callback: a second observer of the end was silently lost.
@@ -69,15 +69,13 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), "r.records.jsonl")
-			rec := &recordsOut{}
-			rec.Path = path
 			var errw strings.Builder
-			rec.Errw = &errw
+			rec := &recfile.File{Path: path, Errw: &errw}
 			live := promsink.From(promexport.New(promexport.Config{}))
 			var bar syncBuf
 			p := progress.On(&bar, len(reqs))
 			out, err := bench.Execute(t.Context(), &tt.plan, bench.Hooks{
-				Sink: bench.Sinks{&rec.File, live.Sink(), p}, InFlight: live.Counter()})
+				Sink: bench.Sinks{rec, live.Sink(), p}, InFlight: live.Counter()})
 			if (err == nil) != tt.outcome {
 				t.Fatalf("Execute: %v", err)
 			}
@@ -93,7 +91,7 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 			// The records file.
 			if tt.outcome {
 				rec.Close(&record.Params{DurationS: 1})
-				if n := closingNotSent(t, path); n != out.NotSent || n != 4 {
+				if n := closingLine(t, path).NotSent; n != out.NotSent || n != 4 {
 					t.Errorf("closing line: not_sent %d, outcome %d; want 4", n, out.NotSent)
 				}
 			} else if rec.Open() {
@@ -108,34 +106,4 @@ func TestStepSinksAllSeeTheEnd(t *testing.T) {
 			}
 		})
 	}
-}
-
-// hasSeries reports whether exp exports a series of the metric name.
-func hasSeries(t *testing.T, exp *promexport.Exporter, name string) bool {
-	t.Helper()
-	mfs, err := exp.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.GetMetric()) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// closingNotSent is the not_sent count of a records file's closing line.
-func closingNotSent(t *testing.T, path string) int {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	var end record.End
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &end); err != nil || end.Version != 1 {
-		t.Fatalf("last line %q is not a closing line (%v)", lines[len(lines)-1], err)
-	}
-	return end.NotSent
 }
