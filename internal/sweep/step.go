@@ -80,11 +80,11 @@ func (d *Driver) stepWarmups(l float64) int {
 	return max(1, min(64, int(math.Ceil(l))))
 }
 
-// stepPlan is the plan of the next step at level l: in worker mode this
-// worker's share of it, and under --start-at its start instant on the
-// clock schedule.
-func (d *Driver) stepPlan(l float64) (*bench.Plan, error) {
-	p := d.base.Step(d.stepLoad(l), d.stepRequests(l))
+// stepPlan is the plan of the next step at level l (run run of it): in
+// worker mode this worker's share of it, and under --start-at its start
+// instant on the clock schedule.
+func (d *Driver) stepPlan(l float64, run int) (*bench.Plan, error) {
+	p := d.base.Step(d.stepLoad(l), d.stepRequests(l), d.idTag(l, run))
 	p.NumWarmups = d.stepWarmups(l)
 	if d.n > 1 {
 		p.ReadyCheck = 0 // the endpoint answered the first step
@@ -121,7 +121,7 @@ func (d *Driver) runStep(ctx context.Context, l float64, run int) bool {
 	d.n++
 	d.more = false
 	what := d.stepWords(l, run)
-	p, err := d.stepPlan(l)
+	p, err := d.stepPlan(l, run)
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s: %v", what, err)
 		fmt.Fprintln(d.errw, "  "+d.stopped)
@@ -173,6 +173,19 @@ func (d *Driver) runStep(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	return true
+}
+
+// idTag is what follows the id prefix in the ids of the step at load l
+// (run run): the step's name and, when --refine lengthened it, how many
+// times longer it is ("concurrency-8-", "request_rate-2.5-run2-",
+// "concurrency-16-x2-"), so that no two requests of a sweep share an id
+// and an id names the step whose records hold it (docs/records.md).
+func (d *Driver) idTag(l float64, run int) string {
+	tag := Phase(d.cfg.Kind, l, run, d.cfg.Repeat.Planned()) + "-"
+	if k := d.longer[l]; k > 0 {
+		tag += fmt.Sprintf("x%d-", 1<<k)
+	}
+	return tag
 }
 
 // recordsPath is where a step's per-request records stream: beside its
