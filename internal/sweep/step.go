@@ -142,7 +142,7 @@ func (d *Driver) runStep(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	if outcome.Interrupted {
-		d.stopped = what + " was interrupted; it is left out"
+		d.keepInterrupted(p, outcome, stepInfo{load: l, run: run, name: name, step: st}, what)
 		return false
 	}
 	warn := d.lateNote(outcome)
@@ -173,6 +173,22 @@ func (d *Driver) runStep(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	return true
+}
+
+// keepInterrupted keeps what a step stopped by Ctrl-C measured, as run
+// keeps an interrupted run (README.md): its partial result, marked
+// interrupted, saved under the step's name (its records, when kept,
+// closed as an interrupted run's), left out of the analysis, which
+// covers only whole steps; d.stopped and the sweep's notes name it.
+func (d *Driver) keepInterrupted(p *bench.Plan, o *bench.Outcome, si stepInfo, what string) {
+	row, err := d.rowOf(p, o, si)
+	if err != nil {
+		d.interrupted = fmt.Sprintf("%s was interrupted; its partial result could not be saved (%v)", what, err)
+	} else {
+		d.interrupted = fmt.Sprintf("%s was interrupted after %d completed requests (%d failed): its partial result, marked interrupted, is saved to %s",
+			what, row.Completed, row.Failed, row.ResultFile)
+	}
+	d.stopped = d.interrupted + "; it is left out of the analysis"
 }
 
 // idTag is what follows the id prefix in the ids of the step at load l
