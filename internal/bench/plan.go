@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend"
@@ -66,6 +68,10 @@ type Plan struct {
 	Requests []backend.Request
 	// IDPrefix starts every request id (prefix + index).
 	IDPrefix string
+	// IDTag follows IDPrefix in every id when the plan is one of several
+	// that share the prefix (a sweep's step, a run of run --runs: prefix +
+	// tag + index, see Step and TagIDs); "" for a single run.
+	IDTag string
 	// Load is the arrival process and concurrency cap.
 	Load Load
 	// Conversations, when set, makes the step a multi-turn replay
@@ -116,16 +122,18 @@ type Plan struct {
 }
 
 // Step returns a copy of p with load l and n requests: p's requests in
-// order, cycled when n exceeds them, each with its own index and id. The
-// sweep calls it once per load level.
-func (p *Plan) Step(l Load, n int) *Plan {
+// order, cycled when n exceeds them, each with its own index and id
+// (prefix + tag + index: the tag names the step, so that the steps of a
+// sweep, which share the prefix, never send the same id; docs/records.md).
+// The sweep calls it once per load level.
+func (p *Plan) Step(l Load, n int, tag string) *Plan {
 	q := *p
-	q.Load, q.Schedule = l, nil
+	q.Load, q.Schedule, q.IDTag = l, nil, tag
 	q.Requests = make([]backend.Request, n)
 	for i := range n {
 		r := p.Requests[i%len(p.Requests)]
 		r.Index = i
-		r.ID = p.IDPrefix + strconv.Itoa(i)
+		r.ID = p.IDPrefix + tag + strconv.Itoa(i)
 		q.Requests[i] = r
 	}
 	np := n
@@ -155,4 +163,31 @@ func (p *Plan) Expected() int {
 		return *p.Params.NumPrompts // every turn of every conversation
 	}
 	return len(p.Requests)
+}
+
+// TagIDs puts tag after the id prefix of every request of p and every
+// turn of its conversations, in place of the tag put there before (see
+// IDTag): with tag "run2-", "bench-1a2b3c4d-17" and
+// "bench-1a2b3c4d-run1-17" both become "bench-1a2b3c4d-run2-17". The
+// runs of run --runs share one plan and its prefix; the tag tells their
+// requests apart in a server's log (docs/records.md). The requests are
+// copied, not changed where they are shared.
+func (p *Plan) TagIDs(tag string) {
+	retag := func(rs []backend.Request) []backend.Request {
+		out := slices.Clone(rs)
+		for i := range out {
+			rest := strings.TrimPrefix(strings.TrimPrefix(out[i].ID, p.IDPrefix), p.IDTag)
+			out[i].ID = p.IDPrefix + tag + rest
+		}
+		return out
+	}
+	p.Requests = retag(p.Requests)
+	if p.Conversations != nil {
+		convs := make([]Conversation, len(p.Conversations))
+		for i, c := range p.Conversations {
+			convs[i].Turns = retag(c.Turns)
+		}
+		p.Conversations = convs
+	}
+	p.IDTag = tag
 }

@@ -95,7 +95,7 @@ func (s *sweepSteps) RunStep(ctx context.Context, p *bench.Plan, phase, records 
 		return nil, nil, err
 	}
 	if st.Outcome.Interrupted {
-		rec.CloseInterrupted(p, st.Outcome) // left out of the sweep, kept on disk
+		rec.CloseInterrupted(p, st.Outcome) // kept on disk, beside the step's partial result
 	}
 	return st.Outcome, sweepStep{st}, nil
 }
@@ -117,7 +117,7 @@ func (s sweepStep) Server() *servermetrics.Summary { return s.st.Server.Summary(
 func (o *sweepOptions) finishSweep(ctx context.Context, ui *console, d *sweep.Driver, res *sweep.Result, err error) error {
 	if errors.Is(err, sweep.ErrNothingMeasured) {
 		if ctx.Err() != nil {
-			return &ExitError{Code: 130, Msg: "interrupted before the first step finished; nothing was measured"}
+			return &ExitError{Code: 130, Msg: res.FirstStepWords()}
 		}
 		return fmt.Errorf("no step finished: %s", res.Stopped)
 	}

@@ -29,6 +29,9 @@ type Driver struct {
 	total   int // steps planned (grows with refinement)
 	// stopped says why the sweep ended early ("" = it did not).
 	stopped string
+	// interrupted names the step Ctrl-C stopped and where its partial
+	// result went ("" = none; keepInterrupted).
+	interrupted string
 	// dead says how the server stopped answering ("" = it did not): the
 	// sweep then ends with exit 1 and a verdict that says so.
 	dead string

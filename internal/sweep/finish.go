@@ -24,6 +24,19 @@ type Result struct {
 	Dead string
 	// Shortfall is --require-load's failure ("" = met, or not asked).
 	Shortfall string
+	// Interrupted names the step Ctrl-C stopped, what it measured and
+	// where its partial result went ("" = no step was interrupted).
+	Interrupted string
+}
+
+// FirstStepWords is the exit message of a sweep interrupted before its
+// first step finished: the interrupted step's partial result, or, when
+// the step never ran, that nothing was measured.
+func (r *Result) FirstStepWords() string {
+	if r.Interrupted == "" {
+		return "interrupted before the first step finished; nothing was measured"
+	}
+	return "interrupted before the first step finished, so there is no analysis: " + r.Interrupted
 }
 
 // ErrNothingMeasured is finish's error when no step finished.
@@ -32,7 +45,7 @@ var ErrNothingMeasured = errors.New("no step finished")
 // finish analyses what was measured: the rows with their utilisation,
 // the price, the notes and the verdict's amendments.
 func (d *Driver) finish(ctx context.Context) (*Result, error) {
-	res := &Result{Stopped: d.stopped, Dead: d.dead}
+	res := &Result{Stopped: d.stopped, Dead: d.dead, Interrupted: d.interrupted}
 	if len(d.rows) == 0 {
 		return res, ErrNothingMeasured
 	}
@@ -45,6 +58,10 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	an.Label = c.Label
 	an.Price(c.Price)
 	an.Notes = append(an.Notes, d.late...)
+	explainLittle(an)
+	if d.interrupted != "" {
+		an.Notes = append(an.Notes, d.stopped)
+	}
 	d.amendVerdict(an)
 	if c.ExplainKnee {
 		an.ExplainKnee(c.SharedPrefixes)

@@ -57,6 +57,7 @@ func (r Repeat) Run(ctx context.Context, p *bench.Plan, deciding []string, runne
 	res := &Repeated{}
 	for k := 1; ; k++ {
 		fmt.Fprintf(errw, "run %d of %s ...\n", k, r.of())
+		p.TagIDs(fmt.Sprintf("run%d-", k)) // one plan, its ids the run's own
 		o, sum, saved, err := runner.RunOnce(ctx, p, k)
 		if err != nil {
 			return nil, err

@@ -80,11 +80,11 @@ func (d *Driver) stepWarmups(l float64) int {
 	return max(1, min(64, int(math.Ceil(l))))
 }
 
-// stepPlan is the plan of the next step at level l: in worker mode this
-// worker's share of it, and under --start-at its start instant on the
-// clock schedule.
-func (d *Driver) stepPlan(l float64) (*bench.Plan, error) {
-	p := d.base.Step(d.stepLoad(l), d.stepRequests(l))
+// stepPlan is the plan of the next step at level l (run run of it): in
+// worker mode this worker's share of it, and under --start-at its start
+// instant on the clock schedule.
+func (d *Driver) stepPlan(l float64, run int) (*bench.Plan, error) {
+	p := d.base.Step(d.stepLoad(l), d.stepRequests(l), d.idTag(l, run))
 	p.NumWarmups = d.stepWarmups(l)
 	if d.n > 1 {
 		p.ReadyCheck = 0 // the endpoint answered the first step
@@ -121,7 +121,7 @@ func (d *Driver) runStep(ctx context.Context, l float64, run int) bool {
 	d.n++
 	d.more = false
 	what := d.stepWords(l, run)
-	p, err := d.stepPlan(l)
+	p, err := d.stepPlan(l, run)
 	if err != nil {
 		d.stopped = fmt.Sprintf("%s: %v", what, err)
 		fmt.Fprintln(d.errw, "  "+d.stopped)
@@ -142,7 +142,7 @@ func (d *Driver) runStep(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	if outcome.Interrupted {
-		d.stopped = what + " was interrupted; it is left out"
+		d.keepInterrupted(p, outcome, stepInfo{load: l, run: run, name: name, step: st}, what)
 		return false
 	}
 	warn := d.lateNote(outcome)
@@ -173,6 +173,35 @@ func (d *Driver) runStep(ctx context.Context, l float64, run int) bool {
 		return false
 	}
 	return true
+}
+
+// keepInterrupted keeps what a step stopped by Ctrl-C measured, as run
+// keeps an interrupted run (README.md): its partial result, marked
+// interrupted, saved under the step's name (its records, when kept,
+// closed as an interrupted run's), left out of the analysis, which
+// covers only whole steps; d.stopped and the sweep's notes name it.
+func (d *Driver) keepInterrupted(p *bench.Plan, o *bench.Outcome, si stepInfo, what string) {
+	row, err := d.rowOf(p, o, si)
+	if err != nil {
+		d.interrupted = fmt.Sprintf("%s was interrupted; its partial result could not be saved (%v)", what, err)
+	} else {
+		d.interrupted = fmt.Sprintf("%s was interrupted after %d completed requests (%d failed): its partial result, marked interrupted, is saved to %s",
+			what, row.Completed, row.Failed, row.ResultFile)
+	}
+	d.stopped = d.interrupted + "; it is left out of the analysis"
+}
+
+// idTag is what follows the id prefix in the ids of the step at load l
+// (run run): the step's name and, when --refine lengthened it, how many
+// times longer it is ("concurrency-8-", "request_rate-2.5-run2-",
+// "concurrency-16-x2-"), so that no two requests of a sweep share an id
+// and an id names the step whose records hold it (docs/records.md).
+func (d *Driver) idTag(l float64, run int) string {
+	tag := Phase(d.cfg.Kind, l, run, d.cfg.Repeat.Planned()) + "-"
+	if k := d.longer[l]; k > 0 {
+		tag += fmt.Sprintf("x%d-", 1<<k)
+	}
+	return tag
 }
 
 // recordsPath is where a step's per-request records stream: beside its

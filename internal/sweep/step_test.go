@@ -34,7 +34,7 @@ func TestStepPlanKeepsTheRateCap(t *testing.T) {
 	} {
 		d := New(Config{Kind: tt.kind, Loads: []float64{tt.load}, PromptsPerStep: 4}, base, nil, nil)
 		d.n = 1
-		p, err := d.stepPlan(tt.load)
+		p, err := d.stepPlan(tt.load, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
