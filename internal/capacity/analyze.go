@@ -344,8 +344,8 @@ func notes(steps []Row, sla SLA) []string {
 			out = append(out, fmt.Sprintf("%s: harness-limited (%s); not counted as a server verdict", loadWords(r.Load, r.LoadKind), r.HarnessReason))
 		}
 		if r.LittlesLawOff {
-			out = append(out, fmt.Sprintf("%s: Little's law is off by %+.0f %% (throughput × latency against the in-flight count): requests were not kept in flight as configured, or the step was too short",
-				loadWords(r.Load, r.LoadKind), 100*(*r.LittlesLawRatio-1)))
+			out = append(out, fmt.Sprintf("%s: Little's law is off by %+.0f %% (throughput × latency against the in-flight count): %s",
+				loadWords(r.Load, r.LoadKind), 100*(*r.LittlesLawRatio-1), littleCause(r)))
 		}
 	}
 	if n := steadyNote(steps); n != "" {

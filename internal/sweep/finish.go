@@ -58,7 +58,6 @@ func (d *Driver) finish(ctx context.Context) (*Result, error) {
 	an.Label = c.Label
 	an.Price(c.Price)
 	an.Notes = append(an.Notes, d.late...)
-	explainLittle(an)
 	if d.interrupted != "" {
 		an.Notes = append(an.Notes, d.stopped)
 	}

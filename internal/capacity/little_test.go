@@ -1,10 +1,9 @@
-package sweep
+package capacity
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/llmbench/llmbench/internal/capacity"
 	"github.com/llmbench/llmbench/internal/metrics"
 )
 
@@ -30,12 +29,11 @@ func TestLittleNoteFailures(t *testing.T) {
 			t.Parallel()
 			sum := &metrics.Summary{Completed: c.completed, Failed: c.failed, RequestThroughput: 4, OutputThroughput: 40,
 				Metrics: []metrics.Stats{{Metric: metrics.E2EL, Mean: c.e2elMs}}}
-			row := capacity.RowFrom(sum, capacity.Step{Load: 8, Kind: capacity.Concurrency})
-			an, err := capacity.Analyze(capacity.Concurrency, nil, []capacity.Row{row})
+			row := RowFrom(sum, Step{Load: 8, Kind: Concurrency})
+			an, err := Analyze(Concurrency, nil, []Row{row})
 			if err != nil {
 				t.Fatal(err)
 			}
-			explainLittle(an)
 			notes := strings.Join(an.Notes, "\n")
 			if !strings.Contains(notes, "Little's law is off") || !strings.Contains(notes, c.want) ||
 				strings.Contains(notes, c.wantNot) {
