@@ -133,7 +133,7 @@ func (p *Plan) Step(l Load, n int, tag string) *Plan {
 	for i := range n {
 		r := p.Requests[i%len(p.Requests)]
 		r.Index = i
-		r.ID = p.IDPrefix + tag + strconv.Itoa(i)
+		r.ID = q.RequestID(i)
 		q.Requests[i] = r
 	}
 	np := n
@@ -151,6 +151,10 @@ func (p *Plan) Step(l Load, n int, tag string) *Plan {
 	}
 	return &q
 }
+
+// RequestID is the id of the plan's request of index i: the prefix, the
+// tag and the index (docs/records.md, "Server logs").
+func (p *Plan) RequestID(i int) string { return p.IDPrefix + p.IDTag + strconv.Itoa(i) }
 
 // Expected is how many records the timed run of p makes, for a progress
 // bar: one per request, one per turn of its conversations, and 0 (not

@@ -89,6 +89,9 @@ func (e *execution) users(ctx context.Context) (*Outcome, error) {
 	started := time.Now()
 	_, err := load.RunUsers(ctx, n, u, func(_ context.Context, it load.Item) {
 		req := reqs[it.Index%len(reqs)]
+		if it.Index >= len(reqs) { // cycled: a new request, its own id
+			req.ID = e.p.RequestID(it.Index)
+		}
 		req.Index = it.Index
 		var resp backend.Response
 		e.send(reqCtx, &req, &resp)

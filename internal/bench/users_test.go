@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,6 +108,56 @@ func TestBackoff(t *testing.T) {
 	for n, want := range map[int]time.Duration{0: 0, 1: 0, 2: 50 * time.Millisecond, 3: 100 * time.Millisecond, 6: 800 * time.Millisecond, 7: time.Second, 100: time.Second} {
 		if got := backoff(n); got != want {
 			t.Errorf("backoff(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+// idBackend answers at once and keeps every request id it was sent.
+type idBackend struct {
+	mu  sync.Mutex
+	ids []string
+}
+
+func (b *idBackend) Send(_ context.Context, req *backend.Request, resp *backend.Response) {
+	b.mu.Lock()
+	b.ids = append(b.ids, req.ID)
+	b.mu.Unlock()
+	resp.Start = time.Now()
+	resp.Chunks = backend.StampsOf(resp.Start)
+	resp.Text, resp.FinishReason = "a", "length"
+	time.Sleep(time.Millisecond)
+}
+
+// TestUsersCycleWithTheirOwnIDs: users bounded by time cycle through the
+// plan's requests, and each request they send has its own id (prefix,
+// tag, the send's index), so a server's log joins one record
+// (docs/records.md); the cycled request's id used to be sent again.
+func TestUsersCycleWithTheirOwnIDs(t *testing.T) {
+	t.Parallel()
+	be := &idBackend{}
+	reqs := requests(3)
+	for i := range reqs {
+		reqs[i].ID = "bench-x-run2-" + strconv.Itoa(i)
+	}
+	e := &execution{p: &Plan{Backend: be, Requests: reqs, IDPrefix: "bench-x-", IDTag: "run2-",
+		Load: Load{Users: &load.Users{Users: 2}, Duration: 200 * time.Millisecond}}}
+	res, err := e.users(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(be.ids) <= len(reqs) {
+		t.Fatalf("%d requests sent, want more than the plan's %d (cycled)", len(be.ids), len(reqs))
+	}
+	seen := map[string]bool{}
+	for _, id := range be.ids {
+		if seen[id] || !strings.HasPrefix(id, "bench-x-run2-") {
+			t.Fatalf("id %q sent twice or without the prefix and tag (%d sent)", id, len(be.ids))
+		}
+		seen[id] = true
+	}
+	for _, r := range res.Records {
+		if !seen["bench-x-run2-"+strconv.Itoa(r.Index)] {
+			t.Errorf("record %d: no request sent with its index's id", r.Index)
 		}
 	}
 }
