@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/textproto"
 	"strings"
 )
 
@@ -20,7 +21,9 @@ import (
 // ignored, whitespace only at the end of a size line, lines under 4096
 // bytes, and no more than 16 KiB of framing beyond 16 bytes per chunk plus
 // twice its data. Trailers after the last chunk are read and dropped,
-// 4096 bytes at most.
+// 4096 bytes at most; a bare LF ends a trailer line, where net/http's
+// reader waits for a CRLF (docs/transport.md, "Bare LF in the trailer
+// section").
 type chunkedBody struct {
 	br      *bufio.Reader // holds the bytes read with the head; read first
 	c       net.Conn
@@ -258,13 +261,38 @@ func HeadTooLarge(err error) bool {
 var framingErrors = []error{errChunkMalformed, errChunkBareLF, errChunkCR, errChunkLine, errChunkHex,
 	errChunkEmpty, errChunkLarge, errChunkExcess, errChunkTrailer}
 
-// FramingError says whether err is a chunked-framing error, from the
-// transport or net/http's: the server answers, in a framing no HTTP/1.1
-// client reads.
+// headFramingErrors start the messages with which http.ReadResponse
+// rejects a response head no HTTP/1.1 client reads: a status line that is
+// not one ("JUNK!HTTP/1.1 200 OK"), a Transfer-Encoding twice or other
+// than chunked, a bad or repeated Content-Length. Both transports read
+// such heads with it (the direct one when the head is not a usual streamed
+// answer's, head.go); its errors have no exported type, and net/http's
+// Transport may wrap them ("net/http: HTTP/1.x transport connection
+// broken: %w"). A bad header line is a textproto.ProtocolError.
+var headFramingErrors = []string{"malformed HTTP response ", "malformed HTTP status code ", "malformed HTTP version ",
+	"too many transfer encodings: ", "unsupported transfer encoding: ",
+	"http: message cannot contain multiple Content-Length headers", "bad Content-Length ", "invalid empty Content-Length "}
+
+// FramingError says whether err is a framing error, from the transport or
+// net/http's: a response head or a chunked body that no HTTP/1.1 client
+// reads. The server answers, in a framing llmbench cannot read: not a
+// connection failure (docs/transport.md).
 func FramingError(err error) bool {
-	for _, f := range framingErrors {
-		if errors.Is(err, f) || err.Error() == f.Error() {
-			return true
+	var pe textproto.ProtocolError
+	if errors.As(err, &pe) {
+		return true
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		msg := e.Error()
+		for _, f := range framingErrors {
+			if e == f || msg == f.Error() {
+				return true
+			}
+		}
+		for _, prefix := range headFramingErrors {
+			if strings.HasPrefix(msg, prefix) {
+				return true
+			}
 		}
 	}
 	return false

@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -69,6 +73,8 @@ func TestChunkedBody(t *testing.T) {
 		{"upper hex, extension", "A;name=v\r\n0123456789\r\n0\r\n\r\n", "0123456789", nil, true},
 		{"whitespace after size", "3 \t\r\nabc\r\n0\r\n\r\n", "abc", nil, true},
 		{"trailers dropped", "3\r\nabc\r\n0\r\nX-A: 1\r\nX-B: 2\r\n\r\n", "abc", nil, true},
+		{"bare LF ends the trailer section", "3\r\nabc\r\n0\r\n\n", "abc", nil, true},
+		{"bare LF ends a trailer line", "3\r\nabc\r\n0\r\nX-A: b\n\n", "abc", nil, true},
 		{"bytes after the body", "3\r\nabc\r\n0\r\n\r\nHTTP/1.1 200 OK\r\n", "abc", nil, false},
 		{"closed mid chunk", "5\r\nhel", "hel", io.ErrUnexpectedEOF, false},
 		{"closed before trailer end", "3\r\nabc\r\n0\r\n", "abc", io.ErrUnexpectedEOF, false},
@@ -124,4 +130,46 @@ func FuzzChunkedBody(f *testing.F) {
 			t.Fatalf("%q: error %v (state %d), net/http %v", wire, gerr, b.st, werr)
 		}
 	})
+}
+
+// TestFramingError: the errors http.ReadResponse gives for heads no
+// HTTP/1.1 client reads, and the chunked body's, are framing errors
+// however they are wrapped; a failed connection is not.
+func TestFramingError(t *testing.T) {
+	t.Parallel()
+	head := func(s string) error {
+		_, err := http.ReadResponse(bufio.NewReader(strings.NewReader(s)), nil)
+		if err == nil {
+			t.Fatalf("%q: read without an error", s)
+		}
+		return err
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"junk before the status line", head("JUNK!HTTP/1.1 200 OK\r\n\r\n"), true},
+		{"no status line", head("garbage\r\n\r\n"), true},
+		{"status code not 3 digits", head("HTTP/1.1 20 OK\r\n\r\n"), true},
+		{"Transfer-Encoding twice", head("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n"), true},
+		{"Transfer-Encoding gzip", head("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n"), true},
+		{"two Content-Lengths", head("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"), true},
+		{"bad Content-Length", head("HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n"), true},
+		{"header line without a colon", head("HTTP/1.1 200 OK\r\nno colon\r\n\r\n"), true},
+		{"wrapped as net/http's Transport does", fmt.Errorf("net/http: HTTP/1.x transport connection broken: %w",
+			head("JUNK!HTTP/1.1 200 OK\r\n\r\n")), true},
+		{"wrapped as http.Client does", &url.Error{Op: "Post", URL: "http://x", Err: head("garbage\r\n\r\n")}, true},
+		{"chunked bare LF", errChunkBareLF, true},
+		{"net/http's chunked error, by message", errors.New("invalid byte in chunk length"), true},
+		{"head cut short", head("HTTP/1.1 200 OK\r\nX-A: 1"), false},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, false},
+		{"closed before an answer", errNoAnswer, false},
+		{"head too large", errHeadTooLarge, false},
+		{"unexpected EOF", io.ErrUnexpectedEOF, false},
+	} {
+		if got := FramingError(tc.err); got != tc.want {
+			t.Errorf("%s (%v): %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
 }

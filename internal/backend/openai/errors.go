@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
+	"syscall"
 
 	"github.com/llmbench/llmbench/internal/backend/h1"
 	"github.com/llmbench/llmbench/internal/record"
@@ -26,6 +28,14 @@ func transportError(ctx context.Context, err error, doing string) (class string,
 		return record.ErrTimeout, fmt.Errorf("%s: %w", doing, err)
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return record.ErrStreamTruncated, fmt.Errorf("%s: connection closed mid-stream: %w", doing, err)
+	case errors.Is(err, syscall.ECONNRESET) && !errors.As(err, new(*url.Error)):
+		// A reset while the body streams, after the head: the stream was
+		// cut, as by a close. Which of the two the client sees depends on
+		// TLS and timing, not on the server: a TLS server's close sends
+		// close_notify before its reset, which net/http reads as an EOF
+		// (docs/transport.md). A reset before any answer fails the
+		// request (the send's errors are *url.Error, as http.Client's).
+		return record.ErrStreamTruncated, fmt.Errorf("%s: connection reset mid-stream: %w", doing, err)
 	case h1.HeadTooLarge(err):
 		return record.ErrResponseTooLarge, fmt.Errorf("%s: %w", doing, err)
 	case h1.FramingError(err):

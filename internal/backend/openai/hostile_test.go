@@ -25,7 +25,16 @@ import (
 type piece struct {
 	pause time.Duration
 	b     string
+	// reset, after b, resets the connection: resetClose as hostile2's
+	// rstmid does (SO_LINGER 0 and Close: over TLS a close_notify goes
+	// first), resetTCP beneath any TLS (no close_notify).
+	reset int
 }
+
+const (
+	resetClose = 1 + iota
+	resetTCP
+)
 
 // hostileCase is one way a server frames its answer. The same bytes go
 // to the raw path (plain http://) and to net/http (the same server over
@@ -49,6 +58,9 @@ type hostileCase struct {
 	// its first token chunk must be stamped before: the bytes before it
 	// hold that chunk, and nothing may wait for more.
 	before int
+	// netHTTPGap, when set, is why the net/http path is left out: a known
+	// difference (docs/transport.md), logged as a skip.
+	netHTTPGap string
 }
 
 // sseAnswer is the usual streamed answer's events for request id: two
@@ -143,12 +155,39 @@ func TestHostileFramingMatchesNetHTTP(t *testing.T) {
 		{name: "bare LF in chunk framing", answer: func(id string, _ int) []piece {
 			return one(okHead + "5\nhello\r\n0\r\n\r\n")
 		}, want: []string{record.ErrMalformedStream}, served: 1},
+		{name: "bare LF ends the trailer section", answer: func(id string, _ int) []piece {
+			return one(streamed(okHead, "", "0\r\n\n", id))
+		}, want: ok2, served: 2, netHTTPGap: trailerGap},
+		{name: "bare LF ends a trailer line", answer: func(id string, _ int) []piece {
+			return one(streamed(okHead, "", "0\r\nX-A: b\n\n", id))
+		}, want: ok2, served: 2, netHTTPGap: trailerGap},
+		{name: "reset mid-stream", answer: func(id string, _ int) []piece {
+			return []piece{{b: okHead + chunk(sseAnswer(id)[0], "")}, {pause: 50 * time.Millisecond, reset: resetClose}}
+		}, want: []string{record.ErrStreamTruncated}, served: 1},
+		{name: "reset mid-stream beneath TLS", answer: func(id string, _ int) []piece {
+			return []piece{{b: okHead + chunk(sseAnswer(id)[0], "")}, {pause: 50 * time.Millisecond, reset: resetTCP}}
+		}, want: []string{record.ErrStreamTruncated}, served: 1},
+		{name: "Transfer-Encoding twice", answer: func(id string, _ int) []piece {
+			return one(streamed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", "", "0\r\n\r\n", id))
+		}, want: []string{record.ErrMalformedStream}, served: 1},
+		{name: "junk before the status line", answer: func(id string, _ int) []piece {
+			return one("JUNK!" + streamed(okHead, "", "0\r\n\r\n", id))
+		}, want: []string{record.ErrMalformedStream}, served: 1},
+		{name: "no status line", answer: func(string, int) []piece {
+			return one("garbage\r\n\r\n")
+		}, want: []string{record.ErrMalformedStream}, served: 1},
+		{name: "header line without a colon", answer: func(id string, _ int) []piece {
+			return one(streamed("HTTP/1.1 200 OK\r\nno colon here\r\nTransfer-Encoding: chunked\r\n\r\n", "", "0\r\n\r\n", id))
+		}, want: []string{record.ErrMalformedStream}, served: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv := newScriptServer(t, tc)
 			for _, path := range []struct{ name, url string }{{"raw", srv.plainURL}, {"net/http", srv.tlsURL}} {
+				if path.name == "net/http" && tc.netHTTPGap != "" {
+					t.Skip(tc.netHTTPGap)
+				}
 				c, err := New(Config{URL: path.url + "/v1/completions", Insecure: true, Timeout: 15 * time.Second})
 				if err != nil {
 					t.Fatal(err)
@@ -189,6 +228,12 @@ func TestHostileFramingMatchesNetHTTP(t *testing.T) {
 		})
 	}
 }
+
+// trailerGap is why a bare-LF trailer is not run through net/http: its
+// reader waits for a CRLF after the last chunk, so the request ends only at
+// its timeout though [DONE] and the whole answer arrived. Bounding that
+// wait needs the OpenAI client to know the payload ended (docs/transport.md).
+const trailerGap = "net/http waits for a CRLF trailer until the request timeout (docs/transport.md, \"Bare LF in the trailer section\")"
 
 // padHeaders is about n bytes of header lines.
 func padHeaders(n int) string {
@@ -298,6 +343,10 @@ func (s *scriptServer) serve(c net.Conn, tc hostileCase) {
 			if _, err := io.WriteString(c, p.b); err != nil {
 				return
 			}
+			if p.reset != 0 {
+				resetConn(c, p.reset)
+				return
+			}
 		}
 		if tc.early {
 			// The answer and a FIN reach the client before the RST that
@@ -312,6 +361,22 @@ func (s *scriptServer) serve(c net.Conn, tc hostileCase) {
 			return
 		}
 	}
+}
+
+// resetConn ends c with a TCP reset (SO_LINGER 0), as how says.
+func resetConn(c net.Conn, how int) {
+	raw := c
+	if tc, ok := c.(*tls.Conn); ok {
+		raw = tc.NetConn()
+	}
+	if tcp, ok := raw.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	if how == resetTCP {
+		raw.Close()
+		return
+	}
+	c.Close()
 }
 
 // TestEarlyHintsManyRequests: 200 requests, 20 at a time, each answered
