@@ -153,7 +153,7 @@ func (p *Plan) Step(l Load, n int, tag string) *Plan {
 }
 
 // RequestID is the id of the plan's request of index i: the prefix, the
-// tag and the index (docs/records.md, "Server logs").
+// tag and the index (docs/records.md, "Joining runs and server logs").
 func (p *Plan) RequestID(i int) string { return p.IDPrefix + p.IDTag + strconv.Itoa(i) }
 
 // Expected is how many records the timed run of p makes, for a progress
