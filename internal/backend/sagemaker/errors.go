@@ -100,14 +100,7 @@ func classify(err error) string {
 		}
 		var re *awshttp.ResponseError
 		if errors.As(err, &re) {
-			switch s := re.HTTPStatusCode(); {
-			case s == 429:
-				return record.ErrHTTP429
-			case s >= 500:
-				return record.ErrHTTP5xx
-			case s >= 400:
-				return record.ErrHTTP4xx
-			}
+			return statusClass(re.HTTPStatusCode())
 		}
 		return record.ErrOther
 	}
@@ -118,10 +111,55 @@ func classify(err error) string {
 	if isConnection(err) {
 		return record.ErrConnection
 	}
+	if re := errorResponse(err); re != nil {
+		// A non-2xx answer whose body is no AWS error document (a
+		// redirect, a proxy's error page) was answered, not garbled: filed under the
+		// X-Amzn-ErrorType header's code, else by its status; a redirect
+		// is other (README.md, error classes).
+		if code := headerCode(re.Response.Header.Get("X-Amzn-ErrorType")); code != "" {
+			return code
+		}
+		return statusClass(re.HTTPStatusCode())
+	}
 	if strings.HasPrefix(err.Error(), "decode event:") || strings.Contains(err.Error(), "deserialization failed") {
 		return record.ErrMalformedStream
 	}
 	return record.ErrOther
+}
+
+// statusClass files a non-2xx HTTP status: http_429, http_5xx, http_4xx,
+// else (a redirect) other.
+func statusClass(status int) string {
+	switch {
+	case status == 429:
+		return record.ErrHTTP429
+	case status >= 500:
+		return record.ErrHTTP5xx
+	case status >= 400:
+		return record.ErrHTTP4xx
+	}
+	return record.ErrOther
+}
+
+// errorResponse returns the response of an SDK error that carries a
+// non-2xx answer, nil if none.
+func errorResponse(err error) *awshttp.ResponseError {
+	var re *awshttp.ResponseError
+	if !errors.As(err, &re) || re.ResponseError == nil || re.Response == nil || re.HTTPStatusCode()/100 == 2 {
+		return nil
+	}
+	return re
+}
+
+// headerCode is the error code of an X-Amzn-ErrorType value, cleaned as
+// the SDK does: "aws.protocoltests#ThrottlingException:http://..." is
+// "ThrottlingException".
+func headerCode(v string) string {
+	v, _, _ = strings.Cut(v, ":")
+	if i := strings.LastIndexByte(v, '#'); i >= 0 {
+		v = v[i+1:]
+	}
+	return strings.TrimSpace(v)
 }
 
 // isTimeout reports a client-side deadline (ctx) or any network timeout.
