@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // SageMaker-specific error classes (Response.ErrClass). API errors are filed
@@ -113,7 +114,8 @@ func classify(err error) string {
 	}
 	if re := errorResponse(err); re != nil {
 		// A non-2xx answer whose body is no AWS error document (a
-		// redirect, a proxy's error page) was answered, not garbled: filed under the
+		// redirect, a proxy's error page, a document cut at
+		// errorBodyRead) was answered, not garbled: filed under the
 		// X-Amzn-ErrorType header's code, else by its status; a redirect
 		// is other (README.md, error classes).
 		if code := headerCode(re.Response.Header.Get("X-Amzn-ErrorType")); code != "" {
@@ -196,3 +198,57 @@ func httpStatus(err error) int {
 	}
 	return 0
 }
+
+// answerError is err, an SDK error for a non-2xx answer, with the
+// server's part of its message shown as the OpenAI path shows a body
+// (internal/backend/openai/errors.go): a message longer than
+// errorBodyBytes is redacted of the run's secrets, put on one line and
+// cut there, marked "..."; a redirect names where it points. The result
+// unwraps to err.
+func answerError(err error, secrets *redact.Redactor) error {
+	text := err.Error()
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		if msg := api.ErrorMessage(); len(msg) > errorBodyBytes && strings.HasSuffix(text, msg) {
+			text = text[:len(text)-len(msg)] + cutMessage(secrets.String(msg))
+		}
+	}
+	if re := errorResponse(err); re != nil && re.HTTPStatusCode()/100 == 3 {
+		if loc := re.Response.Header.Get("Location"); loc != "" {
+			text += " (redirect to " + loc + "; check --endpoint-url)"
+		}
+	}
+	if text == err.Error() {
+		return err
+	}
+	return &shownError{text: text, err: err}
+}
+
+// cutMessage puts msg on one line and cuts it to errorBodyBytes, marked
+// "...".
+func cutMessage(msg string) string {
+	msg = strings.Join(strings.Fields(strings.ToValidUTF8(msg, "\uFFFD")), " ")
+	if len(msg) > errorBodyBytes {
+		msg = strings.ToValidUTF8(msg[:errorBodyBytes], "") + "..."
+	}
+	return msg
+}
+
+// shownError is an error shown as text, which unwraps to the error it
+// describes (for errors.As in classify).
+type shownError struct {
+	text string
+	err  error
+}
+
+func (e *shownError) Error() string { return e.text }
+func (e *shownError) Unwrap() error { return e.err }
+
+// errorBodyRead is how much of a non-2xx body is read, and errorBodyBytes
+// how much of the server's message goes into the error: the OpenAI path's
+// rule (internal/backend/openai/errors.go), secrets redacted in all of it
+// before the cut.
+const (
+	errorBodyRead  = 16 << 10
+	errorBodyBytes = 200
+)
