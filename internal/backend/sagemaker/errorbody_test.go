@@ -65,6 +65,16 @@ func hugeBody(status, size int, header http.Header) scenario {
 	}
 }
 
+// hugeJSON answers status with an error document of about size bytes:
+// {"message":"xxx..."}, no X-Amzn-ErrorType header.
+func hugeJSON(status, size int) scenario {
+	return func(w http.ResponseWriter, _ *http.Request, _ []byte, _ <-chan struct{}) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		w.Write([]byte(`{"message":"` + strings.Repeat("x", size) + `"}`))
+	}
+}
+
 // TestErrorBodyBounded: a non-2xx answer is read up to errorBodyRead
 // bytes, however long its body (hostile2's huge429 sends 64 MiB, and 50
 // such requests in flight took 4.3 GB), and is still filed by its status
@@ -85,7 +95,19 @@ func TestErrorBodyBounded(t *testing.T) {
 		{"huge-502", hugeBody(502, 64<<20, http.Header{"Content-Type": {"text/html"}}), record.ErrHTTP5xx, 502},
 		// An error document longer than errorBodyRead: cut, it no longer
 		// decodes, and the header still names the code.
-		{"huge-throttle", hugeBody(400, 1<<20, http.Header{"X-Amzn-Errortype": {"ThrottlingException:http://internal.amazon.com/coral/"}}), ClassThrottling, 400},
+		{"huge-throttle", hugeBody(400, 1<<20, http.Header{"X-Amzn-Errortype": {"ThrottlingException:http://internal.amazon.com/coral/"}}),
+			ClassThrottling, 400},
+		// A JSON document cut at errorBodyRead ends in an unexpected EOF:
+		// still the status' class, not connection (hostile2's echo401).
+		{"huge-json-401", hugeJSON(401, 1<<20), record.ErrHTTP4xx, 401},
+		// A body cut short by the server: the status was answered.
+		{"reset-in-500-body", func(w http.ResponseWriter, _ *http.Request, _ []byte, _ <-chan struct{}) {
+			w.Header().Set("Content-Length", "1000")
+			w.WriteHeader(500)
+			w.Write([]byte(`{"message":"`))
+			w.(http.Flusher).Flush()
+			hijackClose(w, true)
+		}, record.ErrHTTP5xx, 500},
 		{"long-message", apiError(400, "ValidationError", long(180)), "ValidationError", 400},
 		// Redacted before the cut: no first half of the secret is left.
 		{"long-message-secret-at-cut", apiError(400, "ValidationError", long(190)), "ValidationError", 400},

@@ -105,23 +105,25 @@ func classify(err error) string {
 		}
 		return record.ErrOther
 	}
+	if re := errorResponse(err); re != nil {
+		// A non-2xx answer whose body is no AWS error document (a
+		// redirect, a proxy's error page, a document cut at
+		// errorBodyRead, whose decoder then meets an unexpected EOF, or
+		// one whose reading broke off) was answered, not garbled nor
+		// refused: filed under the X-Amzn-ErrorType header's code, else
+		// by its status, as the OpenAI path files any non-200; a redirect
+		// is other (README.md, error classes).
+		if code := headerCode(re.Response.Header.Get("X-Amzn-ErrorType")); code != "" {
+			return code
+		}
+		return statusClass(re.HTTPStatusCode())
+	}
 	var cksum smithyes.ChecksumError
 	if errors.As(err, &cksum) {
 		return record.ErrMalformedStream
 	}
 	if isConnection(err) {
 		return record.ErrConnection
-	}
-	if re := errorResponse(err); re != nil {
-		// A non-2xx answer whose body is no AWS error document (a
-		// redirect, a proxy's error page, a document cut at
-		// errorBodyRead) was answered, not garbled: filed under the
-		// X-Amzn-ErrorType header's code, else by its status; a redirect
-		// is other (README.md, error classes).
-		if code := headerCode(re.Response.Header.Get("X-Amzn-ErrorType")); code != "" {
-			return code
-		}
-		return statusClass(re.HTTPStatusCode())
 	}
 	if strings.HasPrefix(err.Error(), "decode event:") || strings.Contains(err.Error(), "deserialization failed") {
 		return record.ErrMalformedStream
