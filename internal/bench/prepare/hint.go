@@ -53,6 +53,9 @@ func answeredHint(where string, timeout time.Duration, e *bench.EndpointError) s
 	switch {
 	case e.Status == http.StatusTooManyRequests || e.Class == record.ErrHTTP429:
 		return fmt.Sprintf(" — %s is limiting the request rate (429): lower the load or raise the server's limit", where)
+	case e.Status == http.StatusRequestEntityTooLarge: // the model is fine, the body is not
+		return fmt.Sprintf(" — %s refused the request as too large (413): send shorter prompts (a smaller --random-input-len, "+
+			"or another dataset) or raise the server's request size limit", where)
 	case e.Status >= 400 && e.Status < 500 || e.Class == record.ErrHTTP4xx:
 		return fmt.Sprintf(" — %s rejected the request: check --model, --backend and the request flags", where)
 	case e.Class == record.ErrTimeout:

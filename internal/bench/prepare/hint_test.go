@@ -39,6 +39,9 @@ func TestEndpointHint(t *testing.T) {
 		{"not found, no models to ask", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 404}, " — http://127.0.0.1:8000/v1/completions does not exist: check --endpoint", ""},
 		{"credentials", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 401}, "refused the credentials: check OPENAI_API_KEY", ""},
 		{"other", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Status: 400}, "rejected the request: check --model, --backend and the request flags", ""},
+		// hostile2's early413: the model is fine, the request too large.
+		{"413", completions, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrHTTP4xx, Status: 413},
+			" — http://127.0.0.1:8000/v1/completions refused the request as too large (413): send shorter prompts", "--model"},
 		// A server that took the requests and then failed them did not
 		// reject them: "check --model" would send the user the wrong way.
 		{"timeout", timed, bench.OpenAICompletions, bench.EndpointError{N: 4, Class: record.ErrTimeout},
