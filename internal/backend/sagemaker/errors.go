@@ -51,6 +51,16 @@ const (
 	ClassServerError = stream.ClassServerError
 )
 
+// Throttled reports whether class, a failed request's class, is
+// throttling: an AWS throttle code (ThrottlingException,
+// TooManyRequestsException, ... the codes classify files under step 7 of
+// docs/sagemaker.md#error-classes) or a bare 429; not
+// ModelNotReadyException, a 429 that means the model is loading.
+func Throttled(class string) bool {
+	_, ok := retry.DefaultThrottleErrorCodes[class]
+	return ok || class == record.ErrHTTP429
+}
+
 // classify files an error from the SDK (the invoke call or stream.Err())
 // under one class. The order matters (docs/sagemaker.md#error-classes): a ModelStreamError arrives
 // wrapped like any other error; deadlines are checked before transport

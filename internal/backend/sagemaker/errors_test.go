@@ -190,3 +190,25 @@ func TestCanceled(t *testing.T) {
 		t.Errorf("class = %q, want %q (err %v)", resp.ErrClass, record.ErrCanceled, resp.Err)
 	}
 }
+
+// TestThrottled: the classes classify gives for throttling, and only
+// those, are throttling.
+func TestThrottled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		class string
+		want  bool
+	}{
+		{ClassThrottling, true},
+		{"TooManyRequestsException", true}, // another AWS throttle code
+		{record.ErrHTTP429, true},          // a 429 without an error type
+		{ClassModelNotReady, false},        // a 429 while the model loads
+		{record.ErrHTTP4xx, false},
+		{"ValidationError", false},
+		{"", false},
+	} {
+		if got := Throttled(tc.class); got != tc.want {
+			t.Errorf("Throttled(%q) = %v, want %v", tc.class, got, tc.want)
+		}
+	}
+}
