@@ -1,6 +1,7 @@
 package sagemaker
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -226,14 +227,40 @@ func checkEndpointURL(raw string) error {
 // then closes the connection under the live stream ("use of closed network
 // connection", docs/sagemaker.md#request-body-race). With only Read and Close visible, net/http copies
 // through Read and a closed body is a clean EOF.
+//
+// It also bounds the body of a non-2xx answer (errorBoundBody).
 type readOnlyBodyClient struct{ inner aws.HTTPClient }
 
 func (c *readOnlyBodyClient) Do(req *http.Request) (*http.Response, error) {
 	if req.Body != nil && req.Body != http.NoBody {
 		req.Body = readCloser{req.Body}
 	}
-	return c.inner.Do(req)
+	resp, err := c.inner.Do(req)
+	if err == nil && (resp.StatusCode < 200 || resp.StatusCode > 299) {
+		errorBoundBody(resp)
+	}
+	return resp, err
 }
+
+// errorBoundBody replaces the body of a non-2xx answer by its first
+// errorBodyRead bytes and closes the connection's body. The SDK copies an
+// error body whole into memory before it decodes it: a 429 with a 64 MiB
+// body, 50 in flight, took 4.3 GB. A read error is handed on after the
+// bytes read, as the SDK would have met it.
+func errorBoundBody(resp *http.Response) {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, errorBodyRead))
+	resp.Body.Close()
+	var rest io.Reader = bytes.NewReader(b)
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	resp.Body = io.NopCloser(rest)
+}
+
+// errReader fails every read with its error.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
 
 // readCloser exposes only Read and Close of the body it holds.
 type readCloser struct{ rc io.ReadCloser }

@@ -25,8 +25,13 @@ const (
 // reach the response's error or text.
 func TestSendRedactsEchoedSecrets(t *testing.T) {
 	scenarios := map[string]scenario{
+		// Only the first errorBodyBytes of a message are shown: the
+		// secret-bearing headers come first, so that they are shown
+		// (redacted), not cut away.
 		"model-error-echo": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
-			writeAPIError(w, 424, "ModelError", "Received client error (400) from primary with message \""+nettest.EchoHeaders(r)+"\"")
+			first := r.Header.Get("X-Amzn-Sagemaker-Custom-Attributes") + "; " + r.Header.Get("X-Amz-Security-Token") + "; " +
+				r.Header.Get("Authorization") + "; "
+			writeAPIError(w, 424, "ModelError", "Received client error (400) from primary with message \""+first+nettest.EchoHeaders(r)+"\"")
 		},
 		"stream-error-echo": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
 			fw := startStream(w)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/llmbench/llmbench/internal/backend/stream"
 	"github.com/llmbench/llmbench/internal/record"
+	"github.com/llmbench/llmbench/internal/redact"
 )
 
 // SageMaker-specific error classes (Response.ErrClass). API errors are filed
@@ -49,6 +50,16 @@ const (
 	// LMI finish_reason "error"); the same class the OpenAI backend uses.
 	ClassServerError = stream.ClassServerError
 )
+
+// Throttled reports whether class, a failed request's class, is
+// throttling: an AWS throttle code (ThrottlingException,
+// TooManyRequestsException, ... the codes classify files under step 7 of
+// docs/sagemaker.md#error-classes) or a bare 429; not
+// ModelNotReadyException, a 429 that means the model is loading.
+func Throttled(class string) bool {
+	_, ok := retry.DefaultThrottleErrorCodes[class]
+	return ok || class == record.ErrHTTP429
+}
 
 // classify files an error from the SDK (the invoke call or stream.Err())
 // under one class. The order matters (docs/sagemaker.md#error-classes): a ModelStreamError arrives
@@ -100,16 +111,22 @@ func classify(err error) string {
 		}
 		var re *awshttp.ResponseError
 		if errors.As(err, &re) {
-			switch s := re.HTTPStatusCode(); {
-			case s == 429:
-				return record.ErrHTTP429
-			case s >= 500:
-				return record.ErrHTTP5xx
-			case s >= 400:
-				return record.ErrHTTP4xx
-			}
+			return statusClass(re.HTTPStatusCode())
 		}
 		return record.ErrOther
+	}
+	if re := errorResponse(err); re != nil {
+		// A non-2xx answer whose body is no AWS error document (a
+		// redirect, a proxy's error page, a document cut at
+		// errorBodyRead, whose decoder then meets an unexpected EOF, or
+		// one whose reading broke off) was answered, not garbled nor
+		// refused: filed under the X-Amzn-ErrorType header's code, else
+		// by its status, as the OpenAI path files any non-200; a redirect
+		// is other (README.md, error classes).
+		if code := headerCode(re.Response.Header.Get("X-Amzn-ErrorType")); code != "" {
+			return code
+		}
+		return statusClass(re.HTTPStatusCode())
 	}
 	var cksum smithyes.ChecksumError
 	if errors.As(err, &cksum) {
@@ -122,6 +139,41 @@ func classify(err error) string {
 		return record.ErrMalformedStream
 	}
 	return record.ErrOther
+}
+
+// statusClass files a non-2xx HTTP status: http_429, http_5xx, http_4xx,
+// else (a redirect) other.
+func statusClass(status int) string {
+	switch {
+	case status == 429:
+		return record.ErrHTTP429
+	case status >= 500:
+		return record.ErrHTTP5xx
+	case status >= 400:
+		return record.ErrHTTP4xx
+	}
+	return record.ErrOther
+}
+
+// errorResponse returns the response of an SDK error that carries a
+// non-2xx answer, nil if none.
+func errorResponse(err error) *awshttp.ResponseError {
+	var re *awshttp.ResponseError
+	if !errors.As(err, &re) || re.ResponseError == nil || re.Response == nil || re.HTTPStatusCode()/100 == 2 {
+		return nil
+	}
+	return re
+}
+
+// headerCode is the error code of an X-Amzn-ErrorType value, cleaned as
+// the SDK does: "aws.protocoltests#ThrottlingException:http://..." is
+// "ThrottlingException".
+func headerCode(v string) string {
+	v, _, _ = strings.Cut(v, ":")
+	if i := strings.LastIndexByte(v, '#'); i >= 0 {
+		v = v[i+1:]
+	}
+	return strings.TrimSpace(v)
 }
 
 // isTimeout reports a client-side deadline (ctx) or any network timeout.
@@ -158,3 +210,57 @@ func httpStatus(err error) int {
 	}
 	return 0
 }
+
+// answerError is err, an SDK error for a non-2xx answer, with the
+// server's part of its message shown as the OpenAI path shows a body
+// (internal/backend/openai/errors.go): a message longer than
+// errorBodyBytes is redacted of the run's secrets, put on one line and
+// cut there, marked "..."; a redirect names where it points. The result
+// unwraps to err.
+func answerError(err error, secrets *redact.Redactor) error {
+	text := err.Error()
+	var api smithy.APIError
+	if errors.As(err, &api) {
+		if msg := api.ErrorMessage(); len(msg) > errorBodyBytes && strings.HasSuffix(text, msg) {
+			text = text[:len(text)-len(msg)] + cutMessage(secrets.String(msg))
+		}
+	}
+	if re := errorResponse(err); re != nil && re.HTTPStatusCode()/100 == 3 {
+		if loc := re.Response.Header.Get("Location"); loc != "" {
+			text += " (redirect to " + loc + "; check --endpoint-url)"
+		}
+	}
+	if text == err.Error() {
+		return err
+	}
+	return &shownError{text: text, err: err}
+}
+
+// cutMessage puts msg on one line and cuts it to errorBodyBytes, marked
+// "...".
+func cutMessage(msg string) string {
+	msg = strings.Join(strings.Fields(strings.ToValidUTF8(msg, "\uFFFD")), " ")
+	if len(msg) > errorBodyBytes {
+		msg = strings.ToValidUTF8(msg[:errorBodyBytes], "") + "..."
+	}
+	return msg
+}
+
+// shownError is an error shown as text, which unwraps to the error it
+// describes (for errors.As in classify).
+type shownError struct {
+	text string
+	err  error
+}
+
+func (e *shownError) Error() string { return e.text }
+func (e *shownError) Unwrap() error { return e.err }
+
+// errorBodyRead is how much of a non-2xx body is read, and errorBodyBytes
+// how much of the server's message goes into the error: the OpenAI path's
+// rule (internal/backend/openai/errors.go), secrets redacted in all of it
+// before the cut.
+const (
+	errorBodyRead  = 16 << 10
+	errorBodyBytes = 200
+)

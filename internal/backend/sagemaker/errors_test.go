@@ -17,6 +17,17 @@ func apiError(status int, code, msg string) scenario {
 	}
 }
 
+// redirect is a scenario answering status with a Location on the same
+// fake (an endpoint that would succeed, were it followed) and a body that
+// echoes the request's Authorization header.
+func redirect(status int) scenario {
+	return func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {
+		w.Header().Set("Location", "/endpoints/redirect-target/invocations-response-stream")
+		w.WriteHeader(status)
+		w.Write([]byte("moved: " + r.Header.Get("Authorization")))
+	}
+}
+
 // partsThen sends the first n 7-byte parts of a chat stream, then calls
 // after (which may write more frames or cut the connection).
 func partsThen(n int, after func(w http.ResponseWriter, fw *frameWriter, r *http.Request, done <-chan struct{})) scenario {
@@ -64,6 +75,17 @@ func TestErrorClasses(t *testing.T) {
 		{"internal-failure", apiError(500, "InternalFailure", "oops"), 0, 0, "InternalFailure", 500, false},
 		{"access-denied", apiError(403, "AccessDeniedException", "not authorized to perform sagemaker:InvokeEndpoint"), 0, 0, "AccessDeniedException", 403, false},
 		{"bare-500", apiError(500, "", "oops"), 0, 0, record.ErrHTTP5xx, 500, false},
+		// A redirect is reported, never followed, and filed as README's
+		// error classes say: other, not malformed_stream (its body is no
+		// AWS error document).
+		{"redirect-307", redirect(307), 0, 0, record.ErrOther, 307, false},
+		{"redirect-308", redirect(308), 0, 0, record.ErrOther, 308, false},
+		// A proxy's error page is filed by its status.
+		{"html-502", func(w http.ResponseWriter, _ *http.Request, _ []byte, _ <-chan struct{}) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(502)
+			w.Write([]byte("<html><body>Bad Gateway</body></html>"))
+		}, 0, 0, record.ErrHTTP5xx, 502, false},
 		{"model-stream-error", partsThen(60, func(_ http.ResponseWriter, fw *frameWriter, _ *http.Request, _ <-chan struct{}) {
 			fw.exception("ModelStreamError", "StreamBroken", "The stream between SageMaker and the model was broken.")
 		}), 0, 0, "ModelStreamError:StreamBroken", 200, true},
@@ -102,6 +124,7 @@ func TestErrorClasses(t *testing.T) {
 		}, 200 * time.Millisecond, 0, record.ErrTimeout, 0, false},
 	}
 	f := newFakeSM(t, false)
+	f.on("redirect-target", streamParts(vllmChatSSE(streamSpec{tokens: testTokens, finish: "stop", usage: true, done: true}), fixedSplit(64), 0))
 	for _, tt := range tests {
 		f.on(tt.name, tt.s)
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +163,9 @@ func TestErrorClasses(t *testing.T) {
 			if n := f.attemptsFor(tt.name); n != 1 {
 				t.Errorf("attempts = %d, want 1 (retries must stay off)", n)
 			}
+			if n := f.attemptsFor("redirect-target"); n != 0 {
+				t.Errorf("a redirect was followed %d times", n)
+			}
 			if timeout := tt.ctxTimeout + tt.readIdle; timeout > 0 && took > timeout+2*time.Second {
 				t.Errorf("took %v for a %v timeout", took, timeout)
 			}
@@ -162,5 +188,27 @@ func TestCanceled(t *testing.T) {
 	resp := send(t, b, ctx)
 	if resp.ErrClass != record.ErrCanceled {
 		t.Errorf("class = %q, want %q (err %v)", resp.ErrClass, record.ErrCanceled, resp.Err)
+	}
+}
+
+// TestThrottled: the classes classify gives for throttling, and only
+// those, are throttling.
+func TestThrottled(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		class string
+		want  bool
+	}{
+		{ClassThrottling, true},
+		{"TooManyRequestsException", true}, // another AWS throttle code
+		{record.ErrHTTP429, true},          // a 429 without an error type
+		{ClassModelNotReady, false},        // a 429 while the model loads
+		{record.ErrHTTP4xx, false},
+		{"ValidationError", false},
+		{"", false},
+	} {
+		if got := Throttled(tc.class); got != tc.want {
+			t.Errorf("Throttled(%q) = %v, want %v", tc.class, got, tc.want)
+		}
 	}
 }

@@ -260,7 +260,7 @@ func (b *Backend) Send(ctx context.Context, req *backend.Request, resp *backend.
 	out, err := c.InvokeEndpointWithResponseStream(ctx, in)
 	if err != nil {
 		resp.HTTPStatus = httpStatus(err)
-		rcv.Fail(classify(err), err)
+		rcv.Fail(classify(err), answerError(err, b.secrets))
 		return
 	}
 	resp.HTTPStatus = 200

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/llmbench/llmbench/internal/backend/openai"
+	"github.com/llmbench/llmbench/internal/backend/sagemaker"
 	"github.com/llmbench/llmbench/internal/bench"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
@@ -24,7 +25,7 @@ const hintTimeout = 5 * time.Second
 // which. An interrupt does not cut that question short.
 func EndpointHint(ctx context.Context, spec *bench.Spec, plan *bench.Plan, e *bench.EndpointError) string {
 	if plan.Kind == bench.SageMaker {
-		return " — check --endpoint-name, --region and the credentials"
+		return sageMakerHint(spec, e)
 	}
 	ep := &spec.Endpoint
 	where := redact.URL(ep.BaseURL) + APIPath(ep) // the path the requests went to
@@ -53,6 +54,9 @@ func answeredHint(where string, timeout time.Duration, e *bench.EndpointError) s
 	switch {
 	case e.Status == http.StatusTooManyRequests || e.Class == record.ErrHTTP429:
 		return fmt.Sprintf(" — %s is limiting the request rate (429): lower the load or raise the server's limit", where)
+	case e.Status == http.StatusRequestEntityTooLarge: // the model is fine, the body is not
+		return fmt.Sprintf(" — %s refused the request as too large (413): send shorter prompts (a smaller --random-input-len, "+
+			"or another dataset) or raise the server's request size limit", where)
 	case e.Status >= 400 && e.Status < 500 || e.Class == record.ErrHTTP4xx:
 		return fmt.Sprintf(" — %s rejected the request: check --model, --backend and the request flags", where)
 	case e.Class == record.ErrTimeout:
@@ -67,6 +71,54 @@ func answeredHint(where string, timeout time.Duration, e *bench.EndpointError) s
 		return fmt.Sprintf(" — %s ended its streams before the last frame: check the server's log and any proxy in between", where)
 	}
 	return fmt.Sprintf(" — %s: every request failed alike; the error breakdown above says how", where)
+}
+
+// sageMakerHint is EndpointHint for a SageMaker endpoint. It names the
+// cause as the OpenAI path does (docs/sagemaker.md: errors before and
+// inside the stream, throttling): "check --endpoint-name, --region and
+// the credentials" fits only a rejection (a 4xx: credentials, a wrong name
+// or region), not a throttled, stalled, broken or truncated stream.
+func sageMakerHint(spec *bench.Spec, e *bench.EndpointError) string {
+	sm := &spec.Endpoint.SageMaker
+	where := "endpoint " + sm.EndpointName
+	logs := "check the container's log in CloudWatch (/aws/sagemaker/Endpoints/" + sm.EndpointName + ")"
+	switch {
+	case e.Class == record.ErrConnection && sm.AWS.EndpointURL != "":
+		return fmt.Sprintf(" — is the server at %s running? check --endpoint-url", redact.URL(sm.AWS.EndpointURL))
+	case e.Class == record.ErrConnection:
+		return " — could not reach SageMaker Runtime: check --region and the network"
+	case e.Status/100 == 3: // most likely from an --endpoint-url
+		at := where
+		if sm.AWS.EndpointURL != "" {
+			at = redact.URL(sm.AWS.EndpointURL)
+		}
+		return fmt.Sprintf(" — %s redirects the requests (HTTP %d), and llmbench follows no redirect: "+
+			"point --endpoint-url at SageMaker Runtime or an emulator of it", at, e.Status)
+	case e.Class == sagemaker.ClassModelNotReady:
+		return fmt.Sprintf(" — the model of %s is not ready yet (%s): wait until it has loaded, then run again", where, e.Class)
+	case sagemaker.Throttled(e.Class):
+		return fmt.Sprintf(" — %s is throttling the requests (%s): lower the load or raise the endpoint's quota", where, e.Class)
+	case e.Class == sagemaker.ClassModelError:
+		return fmt.Sprintf(" — the model container of %s answered with an error (%s, its status and message above): %s", where, e.Class, logs)
+	case e.Class == sagemaker.ClassModelStreamError+":ModelInvocationTimeExceeded":
+		return fmt.Sprintf(" — the model of %s did not finish an answer within SageMaker's time limit (%s): "+
+			"ask for shorter answers, or check that the container is not stalled", where, e.Class)
+	case strings.HasPrefix(e.Class, sagemaker.ClassModelStreamError+":") || e.Class == sagemaker.ClassInternalStreamFailure:
+		return fmt.Sprintf(" — %s broke off its streams (%s): %s", where, e.Class, logs)
+	case e.Class == sagemaker.ClassReadIdleTimeout:
+		idle := sm.AWS.ReadTimeout
+		if idle == 0 {
+			idle = sagemaker.DefaultReadTimeout
+		}
+		return fmt.Sprintf(" — %s sent nothing mid-stream for longer than --sagemaker-read-timeout %s: "+
+			"check that the container is not stalled", where, idle)
+	case e.Class == record.ErrMalformedStream:
+		return fmt.Sprintf(" — %s answers in a format llmbench cannot read: check --payload-format (openai-chat, openai, tgi, lmi) "+
+			"and that --endpoint-url, if set, points at SageMaker Runtime or an emulator of it", where)
+	case e.Status >= 400 && e.Status < 500 && e.Status != http.StatusRequestEntityTooLarge:
+		return " — check --endpoint-name, --region and the credentials"
+	}
+	return answeredHint(where, spec.RequestTimeout, e)
 }
 
 // modelHint asks the server's /v1/models whether it serves the model the
