@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/backend/h1"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
@@ -46,23 +47,11 @@ func transportError(ctx context.Context, err error, doing string) (class string,
 	return record.ErrConnection, fmt.Errorf("%s: %w", doing, err)
 }
 
-// errorBodyBytes is how much of a non-200 body goes into the error message.
-const errorBodyBytes = 200
-
-// errorBodyRead is how much of a non-200 body is read: secrets are
-// redacted in all of it before it is cut to errorBodyBytes, so a secret
-// that straddles the cut cannot leave its first half in the message.
-const errorBodyRead = 16 << 10
-
 // statusError describes a non-200 answer: status line plus the start of the
 // body with secrets redacted, on one line.
 func statusError(r *http.Response, secrets *redact.Redactor) (class string, _ error) {
-	b, _ := io.ReadAll(io.LimitReader(r.Body, errorBodyRead))
-	text := secrets.String(strings.ToValidUTF8(string(b), "\uFFFD"))
-	text = strings.Join(strings.Fields(text), " ")
-	if len(text) > errorBodyBytes {
-		text = strings.ToValidUTF8(text[:errorBodyBytes], "") + "..."
-	}
+	b, _ := io.ReadAll(io.LimitReader(r.Body, backend.ErrorBodyRead))
+	text := backend.ErrorText(secrets.String(strings.ToValidUTF8(string(b), "\uFFFD")))
 	status := r.Status
 	if status == "" {
 		status = fmt.Sprintf("%d %s", r.StatusCode, http.StatusText(r.StatusCode))

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 
+	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/redact"
 )
 
@@ -243,12 +244,12 @@ func (c *readOnlyBodyClient) Do(req *http.Request) (*http.Response, error) {
 }
 
 // errorBoundBody replaces the body of a non-2xx answer by its first
-// errorBodyRead bytes and closes the connection's body. The SDK copies an
+// backend.ErrorBodyRead bytes and closes the connection's body. The SDK copies an
 // error body whole into memory before it decodes it: a 429 with a 64 MiB
 // body, 50 in flight, took 4.3 GB. A read error is handed on after the
 // bytes read, as the SDK would have met it.
 func errorBoundBody(resp *http.Response) {
-	b, err := io.ReadAll(io.LimitReader(resp.Body, errorBodyRead))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, backend.ErrorBodyRead))
 	resp.Body.Close()
 	var rest io.Reader = bytes.NewReader(b)
 	if err != nil {

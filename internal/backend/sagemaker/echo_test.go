@@ -25,7 +25,7 @@ const (
 // reach the response's error or text.
 func TestSendRedactsEchoedSecrets(t *testing.T) {
 	scenarios := map[string]scenario{
-		// Only the first errorBodyBytes of a message are shown: the
+		// Only the first backend.ErrorBodyBytes of a message are shown: the
 		// secret-bearing headers come first, so that they are shown
 		// (redacted), not cut away.
 		"model-error-echo": func(w http.ResponseWriter, r *http.Request, _ []byte, _ <-chan struct{}) {

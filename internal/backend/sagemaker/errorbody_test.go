@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
+	"github.com/llmbench/llmbench/internal/backend"
 	"github.com/llmbench/llmbench/internal/record"
 	"github.com/llmbench/llmbench/internal/redact"
 )
@@ -75,11 +76,11 @@ func hugeJSON(status, size int) scenario {
 	}
 }
 
-// TestErrorBodyBounded: a non-2xx answer is read up to errorBodyRead
+// TestErrorBodyBounded: a non-2xx answer is read up to backend.ErrorBodyRead
 // bytes, however long its body (hostile2's huge429 sends 64 MiB, and 50
 // such requests in flight took 4.3 GB), and is still filed by its status
 // or by its X-Amzn-ErrorType header when the cut body no longer decodes;
-// a long server message is redacted, then cut to errorBodyBytes.
+// a long server message is redacted, then cut to backend.ErrorBodyBytes.
 func TestErrorBodyBounded(t *testing.T) {
 	long := func(at int) string {
 		return strings.Repeat("m", at) + " " + testSecret + " " + strings.Repeat("n", 400)
@@ -93,11 +94,11 @@ func TestErrorBodyBounded(t *testing.T) {
 		// 64 MiB of 'z': the OpenAI path reads 16 KiB of it.
 		{"huge-429", hugeBody(429, 64<<20, nil), record.ErrHTTP429, 429},
 		{"huge-502", hugeBody(502, 64<<20, http.Header{"Content-Type": {"text/html"}}), record.ErrHTTP5xx, 502},
-		// An error document longer than errorBodyRead: cut, it no longer
+		// An error document longer than backend.ErrorBodyRead: cut, it no longer
 		// decodes, and the header still names the code.
 		{"huge-throttle", hugeBody(400, 1<<20, http.Header{"X-Amzn-Errortype": {"ThrottlingException:http://internal.amazon.com/coral/"}}),
 			ClassThrottling, 400},
-		// A JSON document cut at errorBodyRead ends in an unexpected EOF:
+		// A JSON document cut at backend.ErrorBodyRead ends in an unexpected EOF:
 		// still the status' class, not connection (hostile2's echo401).
 		{"huge-json-401", hugeJSON(401, 1<<20), record.ErrHTTP4xx, 401},
 		// A body cut short by the server: the status was answered.
@@ -126,8 +127,8 @@ func TestErrorBodyBounded(t *testing.T) {
 			if resp.Err == nil {
 				t.Fatal("Send succeeded")
 			}
-			if n := counter.read.Load(); n > errorBodyRead {
-				t.Errorf("read %d bytes of the error body, want at most %d", n, errorBodyRead)
+			if n := counter.read.Load(); n > backend.ErrorBodyRead {
+				t.Errorf("read %d bytes of the error body, want at most %d", n, backend.ErrorBodyRead)
 			}
 			if resp.ErrClass != tt.class || resp.HTTPStatus != tt.status {
 				t.Errorf("class %q status %d, want %q %d", resp.ErrClass, resp.HTTPStatus, tt.class, tt.status)
