@@ -6,7 +6,6 @@ import (
 	"net"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -61,29 +60,18 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, func(c *sim.Config) { c.ITL = 5 * time.Millisecond })
 	dir := t.TempDir()
-	ctx, cancel := context.WithCancel(t.Context())
-	var out, errb syncBuf
-	var wg sync.WaitGroup
-	var code int
-	wg.Go(func() {
-		code = Main(ctx, "test", []string{"sweep", "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2",
-			"--concurrency", "1,2,3,4,5,6,7,8", "--prompts-per-step", "8", "--step-warmup", "0", "--random-input-len", "8",
-			"--random-output-len", "40", "--save-detailed", "--result-dir", dir}, strings.NewReader(""), &out, &errb)
-	})
-	for !strings.Contains(errb.String(), "step 3 of 8") {
-		time.Sleep(10 * time.Millisecond)
-	}
-	cancel()
-	wg.Wait()
+	code, out, errb := interruptedSweep(t, "step 3 of 8", 0, "--base-url", srv.URL, "--model", "llmbench-sim", "--tokenizer", "builtin:gpt2",
+		"--concurrency", "1,2,3,4,5,6,7,8", "--prompts-per-step", "8", "--step-warmup", "0", "--random-input-len", "8",
+		"--random-output-len", "40", "--save-detailed", "--result-dir", dir)
 	if code != 130 {
-		t.Errorf("exit %d, want 130\n%s", code, errb.String())
+		t.Errorf("exit %d, want 130\n%s", code, errb)
 	}
 	s := readSweep(t, dir)
 	if len(s.Steps) != 2 || s.Steps[0].Load != 1 || s.Steps[1].Load != 2 || s.Verdict == "" {
 		t.Errorf("%d steps (%+v), verdict %q; want the 2 finished steps analysed", len(s.Steps), s.Steps, s.Verdict)
 	}
-	if !strings.Contains(out.String(), "interrupted; it is left out") && !strings.Contains(out.String(), "stopped early") {
-		t.Errorf("the output does not say the sweep stopped early:\n%s", out.String())
+	if !strings.Contains(out, "interrupted; it is left out") && !strings.Contains(out, "stopped early") {
+		t.Errorf("the output does not say the sweep stopped early:\n%s", out)
 	}
 	// The interrupted step's records end as an interrupted run's do: with
 	// the closing line (docs/records.md, "Closing line").
@@ -96,4 +84,29 @@ func TestSweepInterruptKeepsSteps(t *testing.T) {
 		t.Errorf("step 3's records: unfinished %v, interrupted %v (%v); want a closing line saying interrupted",
 			params.Unfinished, params.Interrupted, err)
 	}
+}
+
+// interruptedSweep runs "llmbench sweep args" in the background, cancels
+// it (Ctrl-C) after once stderr shows waitFor, and returns its exit
+// code, stdout and stderr.
+func interruptedSweep(t *testing.T, waitFor string, after time.Duration, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out, errb syncBuf
+	done := make(chan int, 1)
+	go func() {
+		done <- Main(ctx, "test", append([]string{"sweep"}, args...), strings.NewReader(""), &out, &errb)
+	}()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(errb.String(), waitFor); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("no %q on stderr within a minute:\n%s", waitFor, errb.String())
+		}
+	}
+	time.Sleep(after)
+	cancel()
+	code = <-done
+	return code, out.String(), errb.String()
 }
