@@ -185,8 +185,8 @@ func runChildIn(t *testing.T, dir string, args ...string) (int, string, string) 
 // TestSweepRateCap: a rate sweep under --max-concurrency holds requests
 // back in the dispatcher, before their clock starts, as run does: against
 // a server that answers every request in 100 ms whatever the load, a step
-// sending 40 req/s at most 2 at a time reports a TTFT near 100 ms and
-// max_concurrency 2. The step used to drop the cap while the connection
+// sending 40 req/s at most 2 at a time reports max_concurrency 2 and a
+// TTFT near 100 ms. The step used to drop the cap while the connection
 // pool kept it: requests waited for a connection inside their TTFT (about
 // 1 s here) and the result said no cap.
 func TestSweepRateCap(t *testing.T) {
@@ -211,7 +211,10 @@ func TestSweepRateCap(t *testing.T) {
 	if mc, ok := res["max_concurrency"].(float64); !ok || mc != 2 {
 		t.Errorf("max_concurrency %v, want 2", res["max_concurrency"])
 	}
-	if ttft := num(t, res, "mean_ttft_ms"); ttft > 150 {
-		t.Errorf("mean TTFT %.1f ms against a 100 ms server: requests waited for a connection inside their TTFT", ttft)
+	// Waiting for a connection inside TTFT puts the median request
+	// behind about 7 others of 130 ms (about 300 ms): twice the server's
+	// TTFT leaves room for a busy machine.
+	if ttft := num(t, res, "median_ttft_ms"); ttft > 200 {
+		t.Errorf("median TTFT %.1f ms against a 100 ms server: requests waited for a connection inside their TTFT", ttft)
 	}
 }
