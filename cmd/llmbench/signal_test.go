@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,12 +38,20 @@ func TestTwoInterrupts(t *testing.T) {
 				"--random-output-len", "200", "--disable-tqdm", "--no-config", "--save-result", "--result-filename", "r.json")
 			cmd.Env = append(os.Environ(), "LLMBENCH_TEST_MAIN=1")
 			cmd.Dir = dir
-			var out strings.Builder
+			var out lockedBuf
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(1500 * time.Millisecond) // past start-up, requests in flight (4 s each)
+			// The banner comes just before the timed run; then requests
+			// (4 s each) are in flight.
+			for deadline := time.Now().Add(time.Minute); !strings.Contains(out.String(), "Maximum request concurrency"); {
+				if time.Now().After(deadline) {
+					t.Fatalf("no banner within a minute:\n%s", out.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			time.Sleep(300 * time.Millisecond)
 			for range 2 {
 				if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 					t.Fatal(err)
@@ -76,4 +85,23 @@ func TestTwoInterrupts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lockedBuf is a strings.Builder the child's output goes to while the
+// test reads it.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
